@@ -1,0 +1,101 @@
+// The contract every extension folder implements. The loader, validator, resolver and CLI only
+// know this interface and the list in ./index.ts, so a third extension is one new folder.
+
+import type { DocPath, Severity } from '../lib/diagnostics';
+
+/** A JSON Schema (draft-07 subset that ajv compiles in strict mode). */
+export type JsonSchema = Record<string, unknown>;
+
+/** A list inside an extension's settings that layers merge entry by entry, by `key`. */
+export interface KeyedList {
+  /** Path of the list relative to the extension's settings, e.g. ['caches']. */
+  readonly path: readonly string[];
+  /** Field that identifies an entry, e.g. 'upstream'. */
+  readonly key: string;
+}
+
+/** A file of the fleet folder other than the three declaration kinds (rules files, profiles). */
+export interface AuxFile {
+  /** Path relative to the fleet folder, always with forward slashes, e.g. 'rules/web.yaml'. */
+  readonly relPath: string;
+  /** Path as shown in diagnostics (relative to the current folder). */
+  readonly file: string;
+  readonly bytes: Uint8Array;
+}
+
+export interface ReportOptions {
+  readonly severity?: Severity;
+  /** Point at the key of the field instead of its value (e.g. for unknown or forbidden fields). */
+  readonly at?: 'key' | 'value';
+}
+
+/** Collects diagnostics of a rule; `path` is relative to the extension's settings. */
+export interface RuleReporter {
+  report(path: DocPath, code: string, message: string, options?: ReportOptions): void;
+}
+
+/** What rules may read besides the value under test. Pure data; rules do no I/O. */
+export interface RuleEnvironment<State> {
+  /** Result of the extension's `prepare`. */
+  readonly state: State;
+  /** All auxiliary files of the fleet, by relPath. */
+  readonly files: ReadonlyMap<string, AuxFile>;
+  /** Evaluation time for time-dependent rules (version expiry); injected by the CLI. */
+  readonly now: Date;
+}
+
+export interface PrepareInput {
+  /** The validated `Fleet.spec` (fleet-wide options; the plug-in reads its own options from it). */
+  readonly fleetSpec: Readonly<Record<string, unknown>>;
+  readonly files: ReadonlyMap<string, AuxFile>;
+  /** Reports a problem in the Fleet file at a path relative to `Fleet.spec`. */
+  readonly fleetReporter: RuleReporter;
+  /** Reports a problem in an auxiliary file (line and column within that file). */
+  reportInFile(relPath: string, line: number, col: number, code: string, message: string): void;
+}
+
+/** Identity of a runtime, for rules that depend on it (e.g. names derived from the runtime ID). */
+export interface RuntimeIdentity {
+  readonly name: string;
+  readonly runtimeID: string;
+}
+
+export interface ExtensionPlugin<State = unknown> {
+  /** Key under `settings.extensions`, e.g. 'registry-cache'. */
+  readonly name: string;
+  /** One-line description (schema docs and `explain`). */
+  readonly description: string;
+  /** Type of the Gardener Shoot extension, e.g. 'registry-cache' or 'shoot-falco-service'. */
+  readonly shootExtensionType: string;
+  /** Kyma module that an enabled extension adds to the Kyma CR (the Fleet may rename or omit it). */
+  readonly defaultModuleName: string;
+  /** Schema of `extensions.<name>` in one layer. Every field optional; includes `enabled`. */
+  readonly schema: JsonSchema;
+  /** Extra fleet-wide options this extension adds under `Fleet.spec` (property name -> schema). */
+  readonly fleetOptions?: Readonly<Record<string, JsonSchema>>;
+  /** Lists that merge by key across layers. */
+  readonly keyedLists: readonly KeyedList[];
+  /** Fleet-relative paths of auxiliary files this extension needs loaded (besides rules/**). */
+  filesToLoad?(fleetSpec: Readonly<Record<string, unknown>>): string[];
+  /** Digests fleet-wide inputs once (e.g. parses a FalcoProfile). Pure. */
+  prepare?(input: PrepareInput): State;
+  /** Rules over one layer's value of `extensions.<name>` (format checks, duplicates in one list). */
+  validateLayer?(value: Record<string, unknown>, reporter: RuleReporter, env: RuleEnvironment<State>): void;
+  /**
+   * Rules over the resolved settings of one runtime where the extension is enabled. Keyed lists
+   * are arrays sorted by key without disabled entries; a reported path may index them by
+   * position (['destinations', 1, 'name']), the framework maps it to the file that set the value.
+   */
+  validateResolved?(
+    value: Record<string, unknown>,
+    reporter: RuleReporter,
+    env: RuleEnvironment<State> & { readonly runtime: RuntimeIdentity },
+  ): void;
+  /**
+   * Defaults the product writes out (e.g. the admission defaults of the Falco mutator), for the
+   * resolved settings of an enabled extension. Returns an object of default values; the resolver
+   * fills them in where no layer set a value (maps recursively, lists only when absent as a whole)
+   * and records their provenance as "default of <extension>". Pure.
+   */
+  defaults?(value: Record<string, unknown>, env: RuleEnvironment<State>): Record<string, unknown>;
+}
