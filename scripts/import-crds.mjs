@@ -16,7 +16,7 @@
 // imports/ is built in a staging folder next to it and swapped in only when
 // everything succeeded, so a failed run leaves the previous imports/ untouched.
 
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -196,16 +196,26 @@ function cleanEnv() {
   return env;
 }
 
+let child; // the running cdk8s process, killed if we are interrupted
+let interrupted = false;
+
 function runCdk8sImport(crdFile, outDir, workDir) {
   const args = [CDK8S_BIN, 'import', crdFile, '--language', 'typescript', '--output', outDir,
     '--no-save', '--no-check-upgrade', '--no-class-prefix'];
-  const res = spawnSync(process.execPath, args, { cwd: workDir, env: cleanEnv(), encoding: 'utf8' });
-  if (res.error) throw new Error(`cannot run cdk8s: ${res.error.message}`);
-  if (res.status !== 0) {
-    process.stderr.write(res.stdout ?? '');
-    process.stderr.write(res.stderr ?? '');
-    throw new Error(`cdk8s import failed with exit code ${res.status ?? res.signal}`);
-  }
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child = spawn(process.execPath, args, { cwd: workDir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d) => { output += d; });
+    child.stderr.on('data', (d) => { output += d; });
+    child.on('error', (err) => reject(new Error(`cannot run cdk8s: ${err.message}`)));
+    child.on('close', (code, signal) => {
+      child = undefined;
+      if (interrupted) return undefined; // the signal handler exits
+      if (code === 0) return resolve();
+      process.stderr.write(output);
+      return reject(new Error(`cdk8s import failed with ${code === null ? `signal ${signal}` : `exit code ${code}`}`));
+    });
+  });
 }
 
 /** Removes staging/old folders left behind by runs that were killed. */
@@ -227,7 +237,7 @@ function removeStaleFolders() {
   }
 }
 
-function main() {
+async function main() {
   let opts;
   try {
     opts = parseArgs(process.argv.slice(2));
@@ -247,8 +257,18 @@ function main() {
   };
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.once(sig, () => {
-      cleanup();
-      process.exit(1);
+      interrupted = true;
+      const finish = () => {
+        cleanup();
+        process.stderr.write(`${SCRIPT}: interrupted by ${sig}; imports/ left unchanged\n`);
+        process.exit(1);
+      };
+      if (child) {
+        child.once('close', finish); // remove staging only once cdk8s stopped writing into it
+        child.kill('SIGKILL');
+      } else {
+        finish();
+      }
     });
   }
 
@@ -264,7 +284,7 @@ function main() {
     fs.writeFileSync(combined, crds.map((c) => `---\n${JSON.stringify(c.forCdk8s, null, 2)}\n`).join(''));
     fs.rmSync(staging, { recursive: true, force: true });
     fs.mkdirSync(staging);
-    runCdk8sImport(combined, staging, workDir);
+    await runCdk8sImport(combined, staging, workDir);
 
     const groups = [...new Set(crds.map((c) => c.group))].sort(compareStrings);
     const generated = fs.readdirSync(staging).sort(compareStrings);
@@ -327,4 +347,4 @@ function main() {
   }
 }
 
-main();
+await main();
