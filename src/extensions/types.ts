@@ -73,6 +73,11 @@ export interface ExtensionPlugin<State = unknown> {
   readonly schema: JsonSchema;
   /** Extra fleet-wide options this extension adds under `Fleet.spec` (property name -> schema). */
   readonly fleetOptions?: Readonly<Record<string, JsonSchema>>;
+  /**
+   * Hints for fields users often write but the format does not have, by dotted path relative to
+   * the extension with list indices dropped (e.g. 'caches.http': 'KIM does not propagate ...').
+   */
+  readonly unknownFieldHints?: Readonly<Record<string, string>>;
   /** Lists that merge by key across layers. */
   readonly keyedLists: readonly KeyedList[];
   /** Fleet-relative paths of auxiliary files this extension needs loaded (besides rules/**). */

@@ -195,6 +195,7 @@ class Walker {
       const v = node.value;
       if (typeof v === 'number') {
         const src = node.source ?? String(v);
+        this.positions.setNumberSource(path, src);
         if (!DECIMAL_NUMBER.test(src)) {
           this.report('E_NUMBER_FORMAT', at, path, `numbers must be written in plain decimal (got ${src}); quote the value if it is text`);
         } else if (!Number.isFinite(v) || (Number.isInteger(v) && !Number.isSafeInteger(v))) {

@@ -17,6 +17,7 @@ function keyOf(path: DocPath): string {
 export class PositionIndex {
   private readonly values = new Map<string, SourcePos>();
   private readonly keys = new Map<string, SourcePos>();
+  private readonly numberSources = new Map<string, string>();
 
   set(path: DocPath, pos: SourcePos): void {
     this.values.set(keyOf(path), pos);
@@ -38,6 +39,15 @@ export class PositionIndex {
   /** Position of the key that names `path` (falls back to the value, then to ancestors). */
   keyAt(path: DocPath): SourcePos {
     return this.keys.get(keyOf(path)) ?? this.valueAt(path);
+  }
+
+  /** Remembers how a number was written (`1.10` reads as 1.1), for type-error hints. */
+  setNumberSource(path: DocPath, source: string): void {
+    this.numberSources.set(keyOf(path), source);
+  }
+
+  numberSourceAt(path: DocPath): string | undefined {
+    return this.numberSources.get(keyOf(path));
   }
 
   has(path: DocPath): boolean {

@@ -1,0 +1,44 @@
+// `kyma-fleet explain NAME`: the resolved settings of one runtime, every value with the
+// file:line of the layer that set it. Works on an invalid fleet too (errors go to stderr, exit 1),
+// because explaining a conflict is when it is needed most.
+
+import { Command } from 'commander';
+import { checkFleet } from '../../fleet/check';
+import { explainRuntime, formatExplanation } from '../../fleet/explain';
+import { ExitCode } from '../../lib/diagnostics';
+import { closestMatch } from '../../lib/suggest';
+import { evaluationTime, fleetOption, nowOption, outputOption, UsageError } from '../options';
+import { printDiagnostics, type Streams } from '../report';
+
+interface ExplainFlags {
+  fleet: string;
+  output: 'text' | 'json';
+  now?: string;
+}
+
+export function explainCommand(streams: Streams, setExit: (code: number) => void): Command {
+  return new Command('explain')
+    .description('show the resolved settings of one runtime and where each value comes from')
+    .argument('<name>', 'runtime name (metadata.name, the file name in runtimes/)')
+    .addOption(fleetOption())
+    .addOption(outputOption(['text', 'json']))
+    .addOption(nowOption())
+    .addHelpText('after', '\nExamples:\n  kyma-fleet explain acme-eu-prod\n  kyma-fleet explain acme-eu-prod --output json | jq .values\n')
+    .action((name: string, flags: ExplainFlags) => {
+      const result = checkFleet({ fleetDir: flags.fleet, now: evaluationTime(flags.now, streams.env), allowEmpty: true });
+      const errors = result.diagnostics.filter((d) => d.severity === 'error');
+      printDiagnostics(errors, streams);
+      const resolved = result.runtimes.find((r) => r.runtime.name === name);
+      if (!resolved || !result.model) {
+        if (!result.model) {
+          setExit(ExitCode.InvalidInput);
+          return;
+        }
+        const guess = closestMatch(name, result.runtimes.map((r) => r.runtime.name));
+        throw new UsageError(`runtime ${JSON.stringify(name)} not found in ${flags.fleet}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''}`);
+      }
+      const explanation = explainRuntime(result.model, resolved);
+      streams.out(flags.output === 'json' ? JSON.stringify(explanation, null, 2) + '\n' : formatExplanation(explanation));
+      setExit(errors.length > 0 ? ExitCode.InvalidInput : ExitCode.Ok);
+    });
+}

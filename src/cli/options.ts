@@ -1,0 +1,27 @@
+// Options and argument parsing shared by several commands.
+
+import { Option } from 'commander';
+
+/** A usage mistake that commander cannot see (bad --now value, unknown runtime name): exit 2. */
+export class UsageError extends Error {}
+
+/** Parses --now (RFC 3339) or falls back to SOURCE_DATE_EPOCH, then the clock. */
+export function evaluationTime(value: string | undefined, env: NodeJS.ProcessEnv): Date {
+  if (value !== undefined) {
+    const d = new Date(value);
+    if (Number.isNaN(d.getTime())) throw new UsageError(`--now must be an RFC 3339 time such as 2026-11-22T00:00:00Z (got ${JSON.stringify(value)})`);
+    return d;
+  }
+  const epoch = env.SOURCE_DATE_EPOCH;
+  if (epoch !== undefined && /^[0-9]+$/.test(epoch)) return new Date(Number(epoch) * 1000);
+  return new Date();
+}
+
+export const fleetOption = (): Option => new Option('--fleet <dir>', 'fleet config folder').default('fleet');
+export const nowOption = (): Option =>
+  new Option('--now <time>', 'evaluation time for version expiry checks (RFC 3339); default: SOURCE_DATE_EPOCH or the clock');
+
+export function outputOption(choices: string[]): Option {
+  return new Option('--output <format>', 'output format').choices(choices).default(choices[0]);
+}
+

@@ -1,0 +1,47 @@
+// Printing diagnostics at the edge: one line per problem in the contract's
+// `<file>:<line>:<col>:` form, plus GitHub Actions annotations when running there.
+
+import { type Diagnostic, formatDiagnostic } from '../lib/diagnostics';
+
+export interface Streams {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export const processStreams: Streams = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  env: process.env,
+};
+
+function escapeAnnotation(s: string, property = false): string {
+  let out = s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  if (property) out = out.replace(/:/g, '%3A').replace(/,/g, '%2C');
+  return out;
+}
+
+/** Writes every diagnostic to stderr; under GitHub Actions also as an ::error/::warning annotation. */
+export function printDiagnostics(diagnostics: readonly Diagnostic[], streams: Streams): void {
+  const github = streams.env.GITHUB_ACTIONS === 'true';
+  for (const d of diagnostics) {
+    streams.err(formatDiagnostic(d) + '\n');
+    if (github) {
+      const title = d.field ? `${d.code} at ${d.field}` : d.code;
+      streams.out(
+        `::${d.severity} file=${escapeAnnotation(d.file, true)},line=${d.line},col=${d.col},title=${escapeAnnotation(title, true)}::${escapeAnnotation(d.message)}\n`,
+      );
+    }
+  }
+}
+
+export function countBySeverity(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
+  let errors = 0;
+  let warnings = 0;
+  for (const d of diagnostics) d.severity === 'error' ? errors++ : warnings++;
+  return { errors, warnings };
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

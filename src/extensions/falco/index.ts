@@ -1,0 +1,30 @@
+// The Falco extension (Gardener `shoot-falco-service`) as a plug-in: wires the schema, the
+// FalcoProfile preparation, the admission rules and the mutator defaults into the contract the
+// loader, validator and resolver know (../types.ts).
+
+import type { ExtensionPlugin } from '../types';
+import { falcoDefaults } from './defaults';
+import { type FalcoState, falcoProfilePath, prepareFalcoState } from './profile';
+import { validateLayer, validateResolved } from './rules';
+import { falcoProfileOptionSchema, falcoSchema, falcoUnknownFieldHints } from './schema';
+
+export type { FalcoState } from './profile';
+
+export const falcoExtension: ExtensionPlugin<FalcoState> = {
+  name: 'falco',
+  description: 'Falco runtime threat detection (Gardener extension shoot-falco-service)',
+  shootExtensionType: 'shoot-falco-service',
+  defaultModuleName: 'falco',
+  schema: falcoSchema,
+  fleetOptions: { falcoProfile: falcoProfileOptionSchema },
+  unknownFieldHints: falcoUnknownFieldHints,
+  keyedLists: [{ path: ['destinations'], key: 'name' }],
+  filesToLoad(fleetSpec) {
+    const path = falcoProfilePath(fleetSpec);
+    return path === undefined ? [] : [path];
+  },
+  prepare: prepareFalcoState,
+  validateLayer,
+  validateResolved,
+  defaults: falcoDefaults,
+};

@@ -1,0 +1,20 @@
+// The registry-cache extension plug-in: wires this folder's schema, rules and defaults into the
+// contract of ../types.ts. Caches merge across layers by upstream.
+
+import type { ExtensionPlugin } from '../types';
+import { registryCacheDefaults } from './defaults';
+import { validateLayer, validateResolved } from './rules';
+import { registryCacheSchema } from './schema';
+
+export const registryCacheExtension: ExtensionPlugin = {
+  name: 'registry-cache',
+  description:
+    'Pull-through caches for container registries (Gardener registry-cache extension, Kyma registry-cache module)',
+  shootExtensionType: 'registry-cache',
+  defaultModuleName: 'registry-cache',
+  schema: registryCacheSchema,
+  keyedLists: [{ path: ['caches'], key: 'upstream' }],
+  validateLayer,
+  validateResolved,
+  defaults: registryCacheDefaults,
+};

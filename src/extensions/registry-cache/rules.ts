@@ -1,0 +1,224 @@
+// Rules over registry-cache settings, mirroring the admission checks of gardener-extension-registry-cache
+// (`ValidateRegistryConfig`) and the Kyma registry-cache webhook with their messages, plus what KIM
+// needs (no "reg-cache-" names). One small function per rule; checks that need the cluster (DNS
+// resolution, Secrets, immutability against the live objects) are out of reach here.
+
+import { quote, type DocPath } from '../../lib/diagnostics';
+import { parseGoDuration } from '../../lib/go-duration';
+import { dns1123LabelErrors, dns1123SubdomainErrors } from '../../lib/k8s-names';
+import { parseQuantity } from '../../lib/quantity';
+import { hostPortErrors, httpURLErrors, redactUserInfo } from '../../lib/url-rules';
+import type { RuleReporter } from '../types';
+import {
+  MAX_DURATION_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_NAMESPACE_LENGTH,
+  MAX_QUANTITY_LENGTH,
+  MAX_UPSTREAM_LENGTH,
+  MAX_URL_LENGTH,
+} from './schema';
+
+export const Code = {
+  Upstream: 'E_REGCACHE_UPSTREAM',
+  Duplicate: 'E_REGCACHE_DUPLICATE',
+  URL: 'E_REGCACHE_URL',
+  Quantity: 'E_QUANTITY',
+  StorageClass: 'E_REGCACHE_STORAGE_CLASS',
+  Duration: 'E_DURATION',
+  SecretName: 'E_SECRET_NAME',
+  Namespace: 'E_REGCACHE_NAMESPACE',
+  NoCaches: 'E_REGCACHE_NO_CACHES',
+} as const;
+
+/** KIM drops and rebuilds every Shoot resource whose name contains this. */
+const KIM_RESERVED_NAME_PART = 'reg-cache-';
+
+type Settings = Record<string, unknown>;
+type Rule = (value: Settings, reporter: RuleReporter) => void;
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * A string the format rules check. Values of another type or over the schema's maxLength are left
+ * to the schema, which reports them; ajv counts code points, so does this.
+ */
+function checkable(v: unknown, maxLength: number): v is string {
+  return typeof v === 'string' && !(v.length > maxLength && Array.from(v).length > maxLength);
+}
+
+/** ` (got "value")`, with any user info of a host or URL redacted. */
+function got(value: string): string {
+  return ` (got ${quote(redactUserInfo(value))})`;
+}
+
+/** The cache entries of a layer (or of resolved settings) that are maps, with their index. */
+function cacheEntries(value: Settings): Array<[number, Record<string, unknown>]> {
+  const caches = value.caches;
+  if (!Array.isArray(caches)) return [];
+  const out: Array<[number, Record<string, unknown>]> = [];
+  caches.forEach((cache, i) => {
+    if (isRecord(cache)) out.push([i, cache]);
+  });
+  return out;
+}
+
+/** The string at `path` inside a cache, if it is one the rules check. */
+function cacheString(cache: Record<string, unknown>, path: readonly string[], maxLength: number): string | undefined {
+  let node: unknown = cache;
+  for (const key of path) node = isRecord(node) ? node[key] : undefined;
+  return checkable(node, maxLength) ? node : undefined;
+}
+
+function reportAll(reporter: RuleReporter, path: DocPath, code: string, messages: readonly string[]): void {
+  for (const message of messages) reporter.report(path, code, message);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rules over one layer's value
+
+/** The namespace of the RegistryCacheConfig resources must be a DNS-1123 label. */
+export const checkNamespace: Rule = (value, reporter) => {
+  const ns = value.namespace;
+  if (!checkable(ns, MAX_NAMESPACE_LENGTH)) return;
+  reportAll(reporter, ['namespace'], Code.Namespace, dns1123LabelErrors(ns).map((m) => m + got(ns)));
+};
+
+/** The messages for one upstream: `host[:port]`, no scheme, no path (GRC `ValidateUpstream`). */
+export function upstreamErrors(upstream: string): string[] {
+  if (upstream === '') return ['must not be empty'];
+  const detail = got(upstream);
+  if (upstream.includes('://')) return [`must be a host[:port] without scheme${detail}`];
+  if (upstream.includes('/')) return [`must be a host[:port] without a path${detail}`];
+  return hostPortErrors(upstream).map((m) => m + detail);
+}
+
+/** Every upstream is `host[:port]`: lowercase DNS-1123 host, port 1-65535, no scheme, no path. */
+export const checkUpstreams: Rule = (value, reporter) => {
+  for (const [i, cache] of cacheEntries(value)) {
+    const upstream = cacheString(cache, ['upstream'], MAX_UPSTREAM_LENGTH);
+    if (upstream === undefined) continue;
+    reportAll(reporter, ['caches', i, 'upstream'], Code.Upstream, upstreamErrors(upstream));
+  }
+};
+
+/** An upstream appears once per list (reported on the later entry, as GRC does). */
+export const checkDuplicateUpstreams: Rule = (value, reporter) => {
+  const first = new Map<string, number>();
+  for (const [i, cache] of cacheEntries(value)) {
+    const upstream = cache.upstream;
+    if (typeof upstream !== 'string' || upstream === '') continue;
+    const j = first.get(upstream);
+    if (j === undefined) {
+      first.set(upstream, i);
+      continue;
+    }
+    reporter.report(
+      ['caches', i, 'upstream'],
+      Code.Duplicate,
+      `Duplicate value: ${quote(redactUserInfo(upstream))} (first defined at caches[${j}])`,
+    );
+  }
+};
+
+const URL_FIELDS: readonly (readonly string[])[] = [['remoteURL'], ['proxy', 'httpProxy'], ['proxy', 'httpsProxy']];
+
+/** remoteURL and the proxies are `http(s)://host[:port]` with nothing else (GRC `ValidateURL`). */
+export const checkURLs: Rule = (value, reporter) => {
+  for (const [i, cache] of cacheEntries(value)) {
+    for (const field of URL_FIELDS) {
+      const url = cacheString(cache, field, MAX_URL_LENGTH);
+      if (url === undefined) continue;
+      const detail = got(url);
+      reportAll(reporter, ['caches', i, ...field], Code.URL, httpURLErrors(url).map((m) => m + detail));
+    }
+  }
+};
+
+/** volume.size is a quantity string greater than 0 (GRC `validatePositiveQuantity`). */
+export const checkVolumeSize: Rule = (value, reporter) => {
+  for (const [i, cache] of cacheEntries(value)) {
+    const size = cacheString(cache, ['volume', 'size'], MAX_QUANTITY_LENGTH);
+    if (size === undefined) continue;
+    const quantity = parseQuantity(size);
+    const path = ['caches', i, 'volume', 'size'];
+    if (quantity === undefined) reporter.report(path, Code.Quantity, `must be a Kubernetes quantity such as 10Gi${got(size)}`);
+    else if (quantity.sign <= 0) reporter.report(path, Code.Quantity, `must be greater than 0${got(size)}`);
+  }
+};
+
+/** volume.storageClassName is a DNS-1123 subdomain. */
+export const checkStorageClassName: Rule = (value, reporter) => {
+  for (const [i, cache] of cacheEntries(value)) {
+    const name = cacheString(cache, ['volume', 'storageClassName'], MAX_NAME_LENGTH);
+    if (name === undefined) continue;
+    const messages = dns1123SubdomainErrors(name).map((m) => m + got(name));
+    reportAll(reporter, ['caches', i, 'volume', 'storageClassName'], Code.StorageClass, messages);
+  }
+};
+
+/** garbageCollection.ttl is a Go duration (as metav1.Duration decodes it) and not negative. */
+export const checkGarbageCollectionTTL: Rule = (value, reporter) => {
+  for (const [i, cache] of cacheEntries(value)) {
+    const ttl = cacheString(cache, ['garbageCollection', 'ttl'], MAX_DURATION_LENGTH);
+    if (ttl === undefined) continue;
+    const parsed = parseGoDuration(ttl);
+    const path = ['caches', i, 'garbageCollection', 'ttl'];
+    if (!parsed.ok) reporter.report(path, Code.Duration, parsed.error + got(ttl));
+    else if (parsed.nanoseconds < 0n) reporter.report(path, Code.Duration, `ttl must be a non-negative duration${got(ttl)}`);
+  }
+};
+
+/** secretReferenceName is a Secret name (DNS-1123 subdomain) without KIM's "reg-cache-". */
+export const checkSecretReferenceName: Rule = (value, reporter) => {
+  for (const [i, cache] of cacheEntries(value)) {
+    const name = cacheString(cache, ['secretReferenceName'], MAX_NAME_LENGTH);
+    if (name === undefined) continue;
+    const messages = dns1123SubdomainErrors(name).map((m) => m + got(name));
+    if (name.includes(KIM_RESERVED_NAME_PART)) {
+      messages.push(
+        `must not contain ${quote(KIM_RESERVED_NAME_PART)}: KIM reserves that for the secrets it copies to ` +
+          `the Garden project${got(name)}`,
+      );
+    }
+    reportAll(reporter, ['caches', i, 'secretReferenceName'], Code.SecretName, messages);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Rules over the resolved settings of a runtime where the extension is enabled
+
+/** An enabled extension has at least one enabled cache (GRC: `caches` must not be empty). */
+export const checkAtLeastOneCache: Rule = (value, reporter) => {
+  if (value.enabled === false) return;
+  const enabled = cacheEntries(value).filter(([, cache]) => cache.enabled !== false);
+  if (enabled.length > 0) return;
+  reporter.report(['enabled'], Code.NoCaches, 'caches: Required value: at least one cache must be provided');
+};
+
+// ---------------------------------------------------------------------------------------------
+// Entry points
+
+const LAYER_RULES: readonly Rule[] = [
+  checkNamespace,
+  checkUpstreams,
+  checkDuplicateUpstreams,
+  checkURLs,
+  checkVolumeSize,
+  checkStorageClassName,
+  checkGarbageCollectionTTL,
+  checkSecretReferenceName,
+];
+
+const RESOLVED_RULES: readonly Rule[] = [checkAtLeastOneCache];
+
+/** Rules over one layer's value of `extensions.registry-cache` (paths relative to it). */
+export function validateLayer(value: Settings, reporter: RuleReporter): void {
+  for (const rule of LAYER_RULES) rule(value, reporter);
+}
+
+/** Rules over the merged settings of one runtime where the extension is enabled. */
+export function validateResolved(value: Settings, reporter: RuleReporter): void {
+  for (const rule of RESOLVED_RULES) rule(value, reporter);
+}

@@ -1,0 +1,45 @@
+// The whole input side in one call: load → validate → resolve → resolved rules. Used by every
+// command that needs a fleet (validate, explain, and later synth and diff).
+
+import { EXTENSIONS } from '../extensions';
+import type { ExtensionPlugin } from '../extensions/types';
+import { type Diagnostic, hasErrors, normalizeDiagnostics } from '../lib/diagnostics';
+import { loadFleet } from './load';
+import type { FleetModel } from './model';
+import { resolveFleet, type ResolvedRuntime } from './resolve';
+import { checkResolved } from './resolved-rules';
+import { validateFleet } from './validate';
+
+export interface CheckOptions {
+  readonly fleetDir: string;
+  readonly cwd?: string;
+  readonly now: Date;
+  readonly allowEmpty?: boolean;
+  readonly extensions?: readonly ExtensionPlugin<any>[];
+}
+
+export interface CheckedFleet {
+  readonly model?: FleetModel;
+  /** Resolved runtimes; present whenever the model is (possibly partial when some files are invalid). */
+  readonly runtimes: readonly ResolvedRuntime[];
+  /** Sorted, de-duplicated. */
+  readonly diagnostics: readonly Diagnostic[];
+  readonly ok: boolean;
+}
+
+export function checkFleet(options: CheckOptions): CheckedFleet {
+  const extensions = options.extensions ?? EXTENSIONS;
+  const loaded = loadFleet({ fleetDir: options.fleetDir, cwd: options.cwd, extensions });
+  const validated = validateFleet(loaded, { now: options.now, allowEmpty: options.allowEmpty, extensions });
+  const diagnostics = [...validated.diagnostics];
+  let runtimes: ResolvedRuntime[] = [];
+  if (validated.model) {
+    const resolved = resolveFleet(validated.model, extensions);
+    runtimes = resolved.runtimes;
+    diagnostics.push(...resolved.diagnostics);
+    // Cross-layer rules need every layer: with a broken group or default they would only cascade.
+    if (validated.model.complete) diagnostics.push(...checkResolved(validated.model, runtimes, extensions));
+  }
+  const sorted = normalizeDiagnostics(diagnostics);
+  return { model: validated.model, runtimes, diagnostics: sorted, ok: !hasErrors(sorted) };
+}

@@ -1,0 +1,257 @@
+// Reads a fleet folder from disk: the only stage of validation that does I/O. It walks the
+// layout of PRODUCT.md in a fixed order, refuses what must not be read (symlinks leaving the
+// fleet, oversized files, `.yml` twins), and hands each declaration to the YAML gate.
+// `status/` is never read: it is written by `kyma-fleet status`.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EXTENSIONS } from '../extensions';
+import type { AuxFile, ExtensionPlugin } from '../extensions/types';
+import { type Diagnostic, cmp } from '../lib/diagnostics';
+import { MAX_FILE_BYTES, parseFleetYaml } from './parse-yaml';
+import type { PositionIndex } from './positions';
+import type { FleetKind } from './schema';
+
+export interface LoadedDocument {
+  /** Kind expected from the folder the file sits in. */
+  readonly expectedKind: FleetKind;
+  /** Path relative to the fleet folder with forward slashes, e.g. 'runtimes/acme.yaml'. */
+  readonly relPath: string;
+  /** Path as shown in diagnostics (relative to the current folder). */
+  readonly file: string;
+  readonly data: unknown;
+  readonly positions: PositionIndex;
+}
+
+export interface LoadedFleet {
+  /** Absolute, symlink-free path of the fleet folder. */
+  readonly root: string;
+  /** Fleet folder as shown to the user. */
+  readonly displayRoot: string;
+  readonly fleet?: LoadedDocument;
+  readonly groups: LoadedDocument[];
+  readonly runtimes: LoadedDocument[];
+  /** rules/** and files extensions asked for, by relPath. */
+  readonly files: Map<string, AuxFile>;
+  readonly diagnostics: Diagnostic[];
+}
+
+export interface LoadOptions {
+  readonly fleetDir: string;
+  /** Folder that diagnostics are relative to; defaults to process.cwd(). */
+  readonly cwd?: string;
+  readonly extensions?: readonly ExtensionPlugin<any>[];
+}
+
+/** Files that editors and operating systems leave behind; silently skipped. */
+function isLitter(name: string): boolean {
+  return (
+    name.startsWith('.') ||
+    name.endsWith('~') ||
+    name.endsWith('.swp') ||
+    name.endsWith('.swo') ||
+    name.endsWith('.bak') ||
+    name.endsWith('.orig') ||
+    name.startsWith('#') ||
+    name === 'Thumbs.db'
+  );
+}
+
+const MAX_AUX_FILES = 10000;
+const MAX_AUX_DEPTH = 16;
+
+export function loadFleet(options: LoadOptions): LoadedFleet {
+  const cwd = options.cwd ?? process.cwd();
+  const extensions = options.extensions ?? EXTENSIONS;
+  const requested = path.resolve(cwd, options.fleetDir);
+  const display = (abs: string): string => toSlash(path.relative(cwd, abs) || '.');
+  const diagnostics: Diagnostic[] = [];
+  const problem = (code: string, abs: string, message: string, severity: 'error' | 'warning' = 'error', line = 1, col = 1): void => {
+    diagnostics.push({ severity, code, file: display(abs), line, col, field: '', message });
+  };
+  const result: { fleet?: LoadedDocument; groups: LoadedDocument[]; runtimes: LoadedDocument[]; files: Map<string, AuxFile> } = {
+    groups: [],
+    runtimes: [],
+    files: new Map(),
+  };
+
+  let root: string;
+  try {
+    root = fs.realpathSync(requested);
+    if (!fs.statSync(root).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+  } catch (err) {
+    problem('E_FLEET_NOT_FOUND', requested, `fleet folder not found or not a folder (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    return { root: requested, displayRoot: display(requested), ...result, diagnostics };
+  }
+
+  /** Reads a file the fleet may contain: inside the root after resolving symlinks, regular, not too big. */
+  const readInside = (abs: string, limit: number): Uint8Array | undefined => {
+    let real: string;
+    try {
+      real = fs.realpathSync(abs);
+    } catch {
+      problem('E_SYMLINK_OUT_OF_BOUNDS', abs, 'symbolic link points to nothing');
+      return undefined;
+    }
+    if (!isInside(root, real)) {
+      problem('E_SYMLINK_OUT_OF_BOUNDS', abs, 'symbolic link points outside the fleet folder; refusing to read it');
+      return undefined;
+    }
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(real);
+    } catch (err) {
+      problem('E_READ', abs, `cannot read file (${(err as NodeJS.ErrnoException).code})`);
+      return undefined;
+    }
+    if (!stat.isFile()) {
+      problem('E_READ', abs, 'not a regular file');
+      return undefined;
+    }
+    if (stat.size > limit) {
+      problem('E_FILE_TOO_LARGE', abs, `file is ${stat.size} bytes; the limit is ${limit} bytes`);
+      return undefined;
+    }
+    try {
+      return fs.readFileSync(real);
+    } catch (err) {
+      problem('E_READ', abs, `cannot read file (${(err as NodeJS.ErrnoException).code})`);
+      return undefined;
+    }
+  };
+
+  const loadDocument = (abs: string, expectedKind: FleetKind): LoadedDocument | undefined => {
+    const bytes = readInside(abs, MAX_FILE_BYTES);
+    if (!bytes) return undefined;
+    const file = display(abs);
+    const parsed = parseFleetYaml(bytes, file);
+    diagnostics.push(...parsed.diagnostics);
+    if (parsed.data === undefined) return undefined;
+    return { expectedKind, relPath: toSlash(path.relative(root, abs)), file, data: parsed.data, positions: parsed.positions };
+  };
+
+  // fleet.yaml
+  const fleetPath = path.join(root, 'fleet.yaml');
+  if (fs.existsSync(path.join(root, 'fleet.yml'))) {
+    problem('E_FILE_EXTENSION', path.join(root, 'fleet.yml'), 'fleet files end in .yaml; rename fleet.yml to fleet.yaml');
+  }
+  if (lexists(fleetPath)) result.fleet = loadDocument(fleetPath, 'Fleet');
+  else problem('E_MISSING_FLEET_FILE', fleetPath, 'the fleet folder needs a fleet.yaml (kind: Fleet)');
+
+  // groups/*.yaml and runtimes/*.yaml
+  for (const [folder, kind, bucket] of [
+    ['groups', 'RuntimeGroup', result.groups],
+    ['runtimes', 'KymaRuntime', result.runtimes],
+  ] as const) {
+    const dir = path.join(root, folder);
+    for (const entry of listFolder(dir, problem)) {
+      const abs = path.join(dir, entry.name);
+      if (isLitter(entry.name)) continue;
+      if (entry.isDirectory()) {
+        problem('E_IGNORED_FILE', abs, `subfolders of ${folder}/ are not read`, 'warning');
+        continue;
+      }
+      if (entry.name.endsWith('.yml')) {
+        problem('E_FILE_EXTENSION', abs, `fleet files end in .yaml; rename ${entry.name} to ${entry.name.slice(0, -4)}.yaml`);
+        continue;
+      }
+      if (!entry.name.endsWith('.yaml')) {
+        problem('E_IGNORED_FILE', abs, `only *.yaml files are read in ${folder}/; this file is ignored`, 'warning');
+        continue;
+      }
+      const doc = loadDocument(abs, kind);
+      if (doc) bucket.push(doc);
+    }
+  }
+
+  // rules/** and files named by extensions (e.g. a FalcoProfile)
+  const addAux = (abs: string): void => {
+    const bytes = readInside(abs, MAX_FILE_BYTES);
+    if (!bytes) return;
+    const relPath = toSlash(path.relative(root, abs));
+    result.files.set(relPath, { relPath, file: display(abs), bytes });
+  };
+  walkAux(path.join(root, 'rules'), 0, addAux, problem);
+  const fleetSpec = specOf(result.fleet?.data);
+  for (const ext of extensions) {
+    for (const rel of ext.filesToLoad?.(fleetSpec) ?? []) {
+      if (typeof rel !== 'string' || result.files.has(toSlash(path.normalize(rel)))) continue;
+      const abs = path.resolve(root, rel);
+      // Paths outside the fleet are reported by the extension's rules (with file:line of the reference).
+      if (!isInside(root, abs) || !lexists(abs)) continue;
+      addAux(abs);
+    }
+  }
+
+  const byRel = (a: LoadedDocument, b: LoadedDocument): number => cmp(a.relPath, b.relPath);
+  result.groups.sort(byRel);
+  result.runtimes.sort(byRel);
+  return { root, displayRoot: display(root), ...result, diagnostics };
+}
+
+function specOf(data: unknown): Record<string, unknown> {
+  if (data && typeof data === 'object' && !Array.isArray(data)) {
+    const spec = (data as Record<string, unknown>).spec;
+    if (spec && typeof spec === 'object' && !Array.isArray(spec)) return spec as Record<string, unknown>;
+  }
+  return {};
+}
+
+function listFolder(
+  dir: string,
+  problem: (code: string, abs: string, message: string, severity?: 'error' | 'warning') => void,
+): fs.Dirent[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') problem('E_READ', dir, `cannot read folder (${code})`);
+    return [];
+  }
+  return entries.sort((a, b) => cmp(a.name, b.name));
+}
+
+function walkAux(
+  dir: string,
+  depth: number,
+  add: (abs: string) => void,
+  problem: (code: string, abs: string, message: string, severity?: 'error' | 'warning') => void,
+  counter = { n: 0 },
+): void {
+  if (depth > MAX_AUX_DEPTH) {
+    problem('E_TOO_DEEP', dir, `folders nested deeper than ${MAX_AUX_DEPTH} levels are not read`);
+    return;
+  }
+  for (const entry of listFolder(dir, problem)) {
+    if (entry.name.startsWith('.')) continue;
+    const abs = path.join(dir, entry.name);
+    if (entry.isDirectory()) walkAux(abs, depth + 1, add, problem, counter);
+    else if (entry.isFile() || entry.isSymbolicLink()) {
+      if (++counter.n > MAX_AUX_FILES) {
+        if (counter.n === MAX_AUX_FILES + 1) problem('E_TOO_MANY', dir, `more than ${MAX_AUX_FILES} files under rules/`);
+        continue;
+      }
+      add(abs);
+    }
+  }
+}
+
+/** True when `child` is `parent` or below it (path.relative containment; never a string prefix test). */
+export function isInside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+function lexists(p: string): boolean {
+  try {
+    fs.lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function toSlash(p: string): string {
+  return p.split(path.sep).join('/');
+}
