@@ -4,6 +4,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { ExitCode } from '../lib/diagnostics';
+import { packageVersion } from '../lib/version';
 import { explainCommand } from './commands/explain';
 import { validateCommand } from './commands/validate';
 import { UsageError } from './options';
@@ -12,7 +13,7 @@ import { processStreams, type Streams } from './report';
 export function buildProgram(streams: Streams, setExit: (code: number) => void): Command {
   const program = new Command('kyma-fleet')
     .description('GitOps renderer for Gardener extensions (Registry Cache, Falco) on Kyma runtimes')
-    .version(require('../../../package.json').version as string)
+    .version(packageVersion())
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: streams.out, writeErr: streams.err });

@@ -7,12 +7,17 @@ export interface Streams {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
   readonly env: NodeJS.ProcessEnv;
+  /** Folder that relative paths and diagnostics are relative to. */
+  readonly cwd: string;
 }
 
 export const processStreams: Streams = {
   out: (t) => process.stdout.write(t),
   err: (t) => process.stderr.write(t),
   env: process.env,
+  get cwd() {
+    return process.cwd();
+  },
 };
 
 function escapeAnnotation(s: string, property = false): string {

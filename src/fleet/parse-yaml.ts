@@ -74,7 +74,7 @@ export function parseFleetYaml(bytes: Uint8Array, file: string): ParsedYaml {
     return { data: undefined, positions: empty, diagnostics };
   }
 
-  const depth = measureNestingDepth(text);
+  const depth = measureNestingDepth(text, MAX_DEPTH);
   if (depth.depth > MAX_DEPTH) {
     return fail('E_TOO_DEEP', depth.line, depth.col, `nesting deeper than ${MAX_DEPTH} levels is not allowed`);
   }
@@ -201,6 +201,10 @@ class Walker {
         } else if (!Number.isFinite(v) || (Number.isInteger(v) && !Number.isSafeInteger(v))) {
           this.report('E_NUMBER_RANGE', at, path, `number ${src} is out of the safe range`);
         }
+      }
+      if (typeof v === 'string') {
+        const bad = findForbiddenCharacters(v)[0];
+        if (bad) this.report('E_CONTROL_CHAR', at, path, bad.message.replace(' is not allowed', ' is not allowed in values'));
       }
       if (typeof v === 'bigint') {
         this.report('E_NUMBER_RANGE', at, path, `number ${String(v)} is out of the safe range`);
@@ -342,7 +346,7 @@ export function findForbiddenCharacters(text: string): BadChar[] {
  * block indentation levels and compact `- - -` runs. Runs before the parser so that hostile
  * nesting never reaches it (deep nesting can abort V8 inside the parser, uncatchably).
  */
-export function measureNestingDepth(text: string): { depth: number; line: number; col: number } {
+export function measureNestingDepth(text: string, limit = Infinity): { depth: number; line: number; col: number } {
   const indents: number[] = [];
   let flow = 0;
   let inQuote: '"' | "'" | null = null;
@@ -391,10 +395,12 @@ export function measureNestingDepth(text: string): { depth: number; line: number
         flow++;
         const d = indents.length + lineDepth + flow;
         if (d > best.depth) best = { depth: d, line: n + 1, col: k + 1 };
+        if (d > limit) return best;
       } else if ((c === ']' || c === '}') && flow > 0) flow--;
     }
     const d = indents.length + lineDepth + flow;
     if (d > best.depth) best = { depth: d, line: n + 1, col: i + 1 };
+    if (d > limit) return best;
     if (inQuote === null && flow === 0 && /(^|[\s:-])[|>][0-9+-]*\s*(#.*)?$/.test(raw)) blockScalarIndent = i;
   }
   return best;

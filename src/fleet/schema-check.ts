@@ -149,9 +149,15 @@ function unknownExtension(
       'key',
     );
   }
-  const byShootType = extensions.find((x) => x.shootExtensionType === key);
+  // Users often write the Shoot extension type (shoot-falco-service) instead of the fleet name (falco).
+  const shootType = closestMatch(key, extensions.map((x) => x.shootExtensionType));
+  const byShootType = extensions.find((x) => x.shootExtensionType === shootType);
   const guess = byShootType?.name ?? closestMatch(key, supported);
-  const hint = guess ? ` (did you mean ${quote(guess)}?)` : '';
+  const hint = !guess
+    ? ''
+    : byShootType && byShootType.name !== byShootType.shootExtensionType
+      ? ` (did you mean ${quote(guess)}? the Shoot extension ${byShootType.shootExtensionType} is configured as extensions.${guess})`
+      : ` (did you mean ${quote(guess)}?)`;
   return diag('E_EXTENSION_UNKNOWN', at, `unknown extension ${quote(key)}${hint}; supported: ${supported.join(', ')}`, 'key');
 }
 

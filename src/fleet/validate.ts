@@ -53,14 +53,15 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
   const runtimeFolder = `${loaded.displayRoot}/runtimes/`;
   let complete = !diagnostics.some((d) => d.severity === 'error' && !d.file.startsWith(runtimeFolder));
 
-  const checked = (doc: LoadedDocument): Rec | undefined => {
-    const ok = checkDocument(doc, extensions, diagnostics);
-    if (!ok) complete = false;
-    return ok;
+  const checked = (doc: LoadedDocument): DocumentCheck => {
+    const result = checkDocument(doc, extensions, diagnostics);
+    if (!result.valid) complete = false;
+    return result;
   };
 
   // Fleet first: its options shape the rules of every other file.
-  const fleetData = loaded.fleet ? checked(loaded.fleet) : undefined;
+  const fleetCheck = loaded.fleet ? checked(loaded.fleet) : undefined;
+  const fleetData = fleetCheck?.valid ? fleetCheck.data : undefined;
   const fleetSpec = (fleetData?.spec as Rec | undefined) ?? {};
   const fleetFile = loaded.fleet?.file ?? `${loaded.displayRoot}/fleet.yaml`;
   const fleetPositions = loaded.fleet?.positions;
@@ -92,7 +93,26 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
     if (diagnostics.slice(before).some((d) => d.severity === 'error')) complete = false;
   }
 
-  const layerRules = (layer: Layer): void => {
+  /**
+   * Core and extension rules of one layer. With `schemaFields` the layer's document failed its
+   * schema: rules still run so that every error of the run is reported, but findings under a
+   * refused field are dropped, and a rule tripping over data the schema refused is ignored.
+   */
+  const layerRules = (layer: Layer, schemaFields?: readonly string[]): void => {
+    if (schemaFields) {
+      const sink: Diagnostic[] = [];
+      try {
+        runLayerRules(layer, sink);
+      } catch {
+        // The data is malformed in a way the schema already reported.
+      }
+      const refused = (f: string): boolean => schemaFields.some((s) => f === s || f.startsWith(s + '.') || f.startsWith(s + '['));
+      diagnostics.push(...sink.filter((d) => !refused(d.field)));
+      return;
+    }
+    runLayerRules(layer, diagnostics);
+  };
+  const runLayerRules = (layer: Layer, diagnostics: Diagnostic[]): void => {
     const reporter = reporterFor(layer.file, layer.positions, layer.settingsPath, diagnostics);
     checkCoreSettings(layer.settings, reporter, { extensionModules });
     const exts = (layer.settings.extensions ?? {}) as Rec;
@@ -117,12 +137,16 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
     priority: -Infinity,
   };
   if (fleetData) layerRules(defaults);
+  else if (loaded.fleet && fleetCheck?.data) layerRules(salvagedLayer(loaded.fleet, fleetCheck.data), fleetCheck.schemaFields);
 
   const groups: GroupDeclaration[] = [];
   for (const doc of loaded.groups) {
-    const data = checked(doc);
-    if (!data) continue;
-    const group = readGroup(doc, data, diagnostics);
+    const check = checked(doc);
+    if (!check.valid) {
+      if (check.data) layerRules(salvagedLayer(doc, check.data), check.schemaFields);
+      continue;
+    }
+    const group = readGroup(doc, check.data!, diagnostics);
     if (!group) {
       complete = false;
       continue;
@@ -133,9 +157,12 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
 
   const runtimes: RuntimeDeclaration[] = [];
   for (const doc of loaded.runtimes) {
-    const data = checkDocument(doc, extensions, diagnostics);
-    if (!data) continue;
-    const runtime = readRuntime(doc, data, diagnostics);
+    const check = checkDocument(doc, extensions, diagnostics);
+    if (!check.valid) {
+      if (check.data) layerRules(salvagedLayer(doc, check.data), check.schemaFields);
+      continue;
+    }
+    const runtime = readRuntime(doc, check.data!, diagnostics);
     if (!runtime) continue;
     layerRules(runtime.layer);
     runtimes.push(runtime);
@@ -173,6 +200,14 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
   return { model, diagnostics };
 }
 
+/** The settings layer of a document that failed its schema, for running rules on what is left. */
+function salvagedLayer(doc: LoadedDocument, data: Rec): Layer {
+  const settingsPath = SETTINGS_PATH[doc.expectedKind];
+  let value: unknown = data;
+  for (const seg of settingsPath) value = value && typeof value === 'object' ? (value as Rec)[seg] : undefined;
+  return { kind: 'runtime', name: doc.relPath, file: doc.file, settingsPath, settings: pickSettings(value), positions: doc.positions, priority: 0 };
+}
+
 function pickSettings(value: unknown): Rec {
   const out: Rec = {};
   if (value && typeof value === 'object' && !Array.isArray(value)) {
@@ -181,8 +216,17 @@ function pickSettings(value: unknown): Rec {
   return out;
 }
 
-/** Header, schema and string checks of one document. Returns its data when it may be used. */
-function checkDocument(doc: LoadedDocument, extensions: readonly ExtensionPlugin<any>[], sink: Diagnostic[]): Rec | undefined {
+interface DocumentCheck {
+  /** The document's data when its header is right (even if the schema failed). */
+  readonly data?: Rec;
+  /** True when the document passed every document-level check. */
+  readonly valid: boolean;
+  /** Fields the schema refused; rules run on the rest (all errors of a run are reported). */
+  readonly schemaFields: readonly string[];
+}
+
+/** Header, schema and string checks of one document. */
+function checkDocument(doc: LoadedDocument, extensions: readonly ExtensionPlugin<any>[], sink: Diagnostic[]): DocumentCheck {
   const report = (path: DocPath, code: string, message: string, at: 'key' | 'value' = 'value'): void => {
     const pos = at === 'key' ? doc.positions.keyAt(path) : doc.positions.valueAt(path);
     sink.push({ severity: 'error', code, file: doc.file, line: pos.line, col: pos.col, field: formatField(path), message });
@@ -190,7 +234,7 @@ function checkDocument(doc: LoadedDocument, extensions: readonly ExtensionPlugin
   const data = doc.data;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     report([], 'E_TYPE', `a fleet file must be a map with apiVersion, kind, metadata and spec (got ${Array.isArray(data) ? 'a list' : quote(data)})`);
-    return undefined;
+    return { valid: false, schemaFields: [] };
   }
   const rec = data as Rec;
   let ok = true;
@@ -210,13 +254,12 @@ function checkDocument(doc: LoadedDocument, extensions: readonly ExtensionPlugin
     if (f.code === 'E_SECRET_INLINE') secretPaths.add(formatField(f.path));
     ok = false;
   }
-  if (!ok && (rec.apiVersion !== API_VERSION || rec.kind !== doc.expectedKind)) return undefined;
+  if (rec.apiVersion !== API_VERSION || rec.kind !== doc.expectedKind) return { valid: false, schemaFields: [] };
   const schemaDiags = checkDocumentSchema(doc.expectedKind as FleetKind, rec, doc.file, doc.positions, extensions).filter(
     (d) => !(d.code === 'E_UNKNOWN_FIELD' && secretPaths.has(d.field)),
   );
   sink.push(...schemaDiags);
-  if (schemaDiags.length > 0) ok = false;
-  if (!ok) return undefined;
+  if (schemaDiags.length > 0 || !ok) return { data: rec, valid: false, schemaFields: schemaDiags.map((d) => d.field) };
 
   const meta = rec.metadata as Rec;
   const name = String(meta.name);
@@ -243,7 +286,7 @@ function checkDocument(doc: LoadedDocument, extensions: readonly ExtensionPlugin
     if (vp) report(['metadata', 'labels', k], 'E_LABEL', `${vp} (got ${quote(v)})`);
     if (kp || vp) ok = false;
   }
-  return ok ? rec : undefined;
+  return { data: rec, valid: ok, schemaFields: [] };
 }
 
 function readFleetOptions(spec: Rec, extensions: readonly ExtensionPlugin<any>[], reporter: RuleReporter): FleetOptions {

@@ -25,7 +25,8 @@ export function explainCommand(streams: Streams, setExit: (code: number) => void
     .addOption(nowOption())
     .addHelpText('after', '\nExamples:\n  kyma-fleet explain acme-eu-prod\n  kyma-fleet explain acme-eu-prod --output json | jq .values\n')
     .action((name: string, flags: ExplainFlags) => {
-      const result = checkFleet({ fleetDir: flags.fleet, now: evaluationTime(flags.now, streams.env), allowEmpty: true });
+      const result = checkFleet({ fleetDir: flags.fleet,
+        cwd: streams.cwd, now: evaluationTime(flags.now, streams.env), allowEmpty: true });
       const errors = result.diagnostics.filter((d) => d.severity === 'error');
       printDiagnostics(errors, streams);
       const resolved = result.runtimes.find((r) => r.runtime.name === name);

@@ -24,6 +24,7 @@ export function validateCommand(streams: Streams, setExit: (code: number) => voi
     .action((flags: ValidateFlags) => {
       const result = checkFleet({
         fleetDir: flags.fleet,
+        cwd: streams.cwd,
         now: evaluationTime(flags.now, streams.env),
         allowEmpty: flags.allowEmpty,
       });

@@ -31,8 +31,9 @@ export function defaultFalcoVersion(profile: FalcoProfile, now: Date): string | 
 export function falcoDefaults(value: Record<string, unknown>, env: RuleEnvironment<FalcoState>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (value.autoUpdate === undefined) out.autoUpdate = true;
-  if (value.falcoVersion === undefined && env.state.profile !== undefined) {
-    const version = defaultFalcoVersion(env.state.profile, env.now);
+  const profile = env.state?.profile; // state is undefined if prepare never ran
+  if (value.falcoVersion === undefined && profile !== undefined) {
+    const version = defaultFalcoVersion(profile, env.now);
     if (version !== undefined) out.falcoVersion = version;
   }
   if (value.rules === undefined) out.rules = { standard: ['falco-rules'] };

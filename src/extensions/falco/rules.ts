@@ -4,7 +4,7 @@
 // (`configMap`/`file` for the webhook's `shootConfigMap`/`resourceName`).
 //
 // - validateLayer: what one layer's value can decide alone (names, duplicates in one list, file
-//   references, version syntax when there is no FalcoProfile);
+//   references, `rules: {}`, version syntax when there is no FalcoProfile);
 // - validateResolved: what depends on the merged settings (empty rules, destination combinations,
 //   the effective version against the FalcoProfile).
 //
@@ -43,6 +43,7 @@ export function validateLayer(value: Record<string, unknown>, reporter: RuleRepo
   checkVersionSyntax(value.falcoVersion, reporter, env);
   const rules = asRecord(value.rules);
   if (rules) {
+    checkRulesMapNotEmpty(rules, reporter);
     const standard = stringItems(rules.standard);
     checkStandardRuleNames(standard, reporter);
     checkStandardRuleDuplicates(standard, reporter);
@@ -60,8 +61,16 @@ export function validateLayer(value: Record<string, unknown>, reporter: RuleRepo
 
 /** Without a FalcoProfile, a version can only be checked for its form. */
 function checkVersionSyntax(version: unknown, reporter: RuleReporter, env: Env): void {
-  if (env.state.profileConfigured || typeof version !== 'string' || VERSION_SYNTAX.test(version)) return;
+  if (env.state?.profileConfigured || typeof version !== 'string' || VERSION_SYNTAX.test(version)) return;
   reporter.report(['falcoVersion'], 'E_FALCO_VERSION', `must be a version MAJOR.MINOR.PATCH such as "0.42.1" (got ${quote(version)})`);
+}
+
+/**
+ * `rules: {}` says "no rules" (the mutator only defaults a missing `rules`). Checked per layer
+ * because an empty map adds nothing to the merged settings, where the default would then apply.
+ */
+function checkRulesMapNotEmpty(rules: Record<string, unknown>, reporter: RuleReporter): void {
+  if (Object.keys(rules).length === 0) reporter.report(['rules'], 'E_FALCO_RULES', 'falco deployment without any rules is not allowed');
 }
 
 function checkStandardRuleNames(standard: readonly Item<string>[], reporter: RuleReporter): void {
@@ -212,7 +221,7 @@ export function validateResolved(value: Record<string, unknown>, reporter: RuleR
 
 /** The effective version must be listed in the FalcoProfile and not deprecated past its expiry. */
 function checkVersionInProfile(version: unknown, reporter: RuleReporter, env: Env): void {
-  const profile = env.state.profile;
+  const profile = env.state?.profile;
   if (profile === undefined || typeof version !== 'string') return;
   const entry = profile.versions.find((v) => v.version === version);
   if (entry === undefined) {
@@ -226,7 +235,7 @@ function checkVersionInProfile(version: unknown, reporter: RuleReporter, env: En
   }
 }
 
-/** `rules: {}` or both lists empty; a left-out `rules` gets the default [falco-rules] instead. */
+/** Both lists empty (or `rules: {}`); a left-out `rules` gets the default [falco-rules] instead. */
 function checkRulesNotEmpty(rulesValue: unknown, reporter: RuleReporter): void {
   const rules = asRecord(rulesValue);
   if (!rules) return;
@@ -260,12 +269,11 @@ function checkDestinationCountAndPairing(enabled: readonly DestinationItem[], re
   }
 }
 
+/** Reported on custom: logging is the default destination, so custom is usually the addition. */
 function checkLoggingWithCustom(enabled: readonly DestinationItem[], reporter: RuleReporter): void {
-  const logging = enabled.find((d) => d.name === 'logging');
   const custom = enabled.find((d) => d.name === 'custom');
-  if (!logging || !custom) return;
-  const later = logging.index > custom.index ? logging : custom;
-  reporter.report(['destinations', later.index, 'name'], 'E_FALCO_DESTINATION', 'logging and custom destinations cannot be used together');
+  if (!custom || !enabled.some((d) => d.name === 'logging')) return;
+  reporter.report(['destinations', custom.index, 'name'], 'E_FALCO_DESTINATION', 'logging and custom destinations cannot be used together');
 }
 
 /** custom and splunk need `resourceSecretName` (opensearch is not checked at admission). */
