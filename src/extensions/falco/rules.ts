@@ -269,11 +269,13 @@ function checkDestinationCountAndPairing(enabled: readonly DestinationItem[], re
   }
 }
 
-/** Reported on custom: logging is the default destination, so custom is usually the addition. */
+/** Reported on the later of the two entries, like the other pair conflicts. */
 function checkLoggingWithCustom(enabled: readonly DestinationItem[], reporter: RuleReporter): void {
+  const logging = enabled.find((d) => d.name === 'logging');
   const custom = enabled.find((d) => d.name === 'custom');
-  if (!custom || !enabled.some((d) => d.name === 'logging')) return;
-  reporter.report(['destinations', custom.index, 'name'], 'E_FALCO_DESTINATION', 'logging and custom destinations cannot be used together');
+  if (!logging || !custom) return;
+  const later = logging.index > custom.index ? logging : custom;
+  reporter.report(['destinations', later.index, 'name'], 'E_FALCO_DESTINATION', 'logging and custom destinations cannot be used together');
 }
 
 /** custom and splunk need `resourceSecretName` (opensearch is not checked at admission). */

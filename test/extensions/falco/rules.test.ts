@@ -72,7 +72,7 @@ describe('kyma-gardener-apis.md §10: the Falco catalogue, checked offline', () 
       { destinations: [{ name: 'custom', resourceSecretName: 's' }, { name: 'logging' }] },
       [
         d(['destinations', 1, 'name'], 'E_FALCO_DESTINATION', 'output destinations can only be paired with stdout'),
-        d(['destinations', 0, 'name'], 'E_FALCO_DESTINATION', 'logging and custom destinations cannot be used together'),
+        d(['destinations', 1, 'name'], 'E_FALCO_DESTINATION', 'logging and custom destinations cannot be used together'),
       ],
     ],
     [

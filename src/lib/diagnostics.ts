@@ -1,0 +1,101 @@
+// Diagnostics: the one error currency of every stage. Stages return them, never throw them;
+// only the CLI turns them into text, JSON and an exit code.
+
+export type Severity = 'error' | 'warning';
+
+/** A path into a YAML document: map keys and list indices. */
+export type DocPath = ReadonlyArray<string | number>;
+
+export interface Diagnostic {
+  readonly severity: Severity;
+  /** Stable machine code, e.g. E_REGCACHE_UPSTREAM. Documented in the troubleshooting guide. */
+  readonly code: string;
+  /** File as shown to the user: relative to the current folder. */
+  readonly file: string;
+  /** 1-based line and column of the offending node (or of its nearest existing parent). */
+  readonly line: number;
+  readonly col: number;
+  /** Field path, e.g. extensions.registry-cache.caches[0].upstream ('' for the whole file). */
+  readonly field: string;
+  readonly message: string;
+}
+
+/** Exit codes of the CLI, as fixed by the product contract. */
+export const ExitCode = {
+  Ok: 0,
+  InvalidInput: 1,
+  Usage: 2,
+  OutOfDate: 3,
+  IoOrLock: 4,
+  StatusGlobalFailure: 5,
+  Internal: 70,
+} as const;
+
+/**
+ * Renders a document path the way the product contract shows it. Paths of fleet documents drop
+ * the leading `spec` (settings live directly under it), so a runtime file reports
+ * `extensions.registry-cache.caches[0].upstream`, a group `settings.channel`.
+ */
+export function formatField(path: DocPath): string {
+  const segments = path[0] === 'spec' ? path.slice(1) : path;
+  let out = '';
+  for (const seg of segments) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else if (/^[A-Za-z0-9_-]+$/.test(seg)) out += out === '' ? seg : `.${seg}`;
+    else out += `[${JSON.stringify(seg)}]`;
+  }
+  return out;
+}
+
+/** Deterministic order: file, line, column, code, message (code-point compare, locale-free). */
+export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
+  return (
+    cmp(a.file, b.file) ||
+    a.line - b.line ||
+    a.col - b.col ||
+    cmp(a.code, b.code) ||
+    cmp(a.field, b.field) ||
+    cmp(a.message, b.message)
+  );
+}
+
+export function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Sorts and removes exact duplicates (two rules may find the same fault). */
+export function normalizeDiagnostics(diags: readonly Diagnostic[]): Diagnostic[] {
+  const sorted = [...diags].sort(compareDiagnostics);
+  const out: Diagnostic[] = [];
+  for (const d of sorted) {
+    const prev = out[out.length - 1];
+    if (prev && compareDiagnostics(prev, d) === 0 && prev.severity === d.severity) continue;
+    out.push(d);
+  }
+  return out;
+}
+
+/** The one-line text form: `<file>:<line>:<col>: <severity> at <field>: <message> [<code>]`. */
+export function formatDiagnostic(d: Diagnostic): string {
+  const at = d.field === '' ? '' : ` at ${d.field}`;
+  return `${d.file}:${d.line}:${d.col}: ${d.severity}${at}: ${d.message} [${d.code}]`;
+}
+
+export function hasErrors(diags: readonly Diagnostic[]): boolean {
+  return diags.some((d) => d.severity === 'error');
+}
+
+/** Quotes a user value for a message: JSON style, shortened, control characters escaped. */
+export function quote(value: unknown, max = 80): string {
+  let s: string;
+  if (typeof value === 'string') s = JSON.stringify(value);
+  else if (value === undefined) s = 'nothing';
+  else {
+    try {
+      s = JSON.stringify(value) ?? String(value);
+    } catch {
+      s = String(value);
+    }
+  }
+  return s.length > max ? `${s.slice(0, max - 4)}…${s.slice(-3)}` : s;
+}
