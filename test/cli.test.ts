@@ -39,7 +39,7 @@ describe('kyma-fleet binary', () => {
     ]);
     const enabled = e.values.find((v: { path: string }) => v.path === 'extensions.registry-cache.enabled');
     expect(enabled.value).toBe(false);
-    expect(enabled.source).toEqual({ layer: 'runtime', name: 'acme-us-dev-1', location: 'fleet/runtimes/acme-us-dev-1.yaml:19:16' });
+    expect(enabled.source).toEqual({ layer: 'runtime', name: 'acme-us-dev-1', location: 'fleet/runtimes/acme-us-dev-1.yaml:20:16' });
     expect(enabled.overrides).toEqual([{ value: true, source: { layer: 'defaults', name: 'defaults', location: 'fleet/fleet.yaml:30:18' } }]);
   });
 

@@ -99,7 +99,7 @@ export interface ExtensionPlugin<State = unknown> {
   /**
    * Defaults the product writes out (e.g. the admission defaults of the Falco mutator), for the
    * resolved settings of an enabled extension. Returns an object of default values; the resolver
-   * fills them in where no layer set a value (maps recursively, lists only when absent as a whole)
+   * fills them in where no layer set a value (maps recursively, lists only when absent or empty)
    * and records their provenance as "default of <extension>". Pure.
    */
   defaults?(value: Record<string, unknown>, env: RuleEnvironment<State>): Record<string, unknown>;

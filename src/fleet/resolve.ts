@@ -266,12 +266,14 @@ function treeOf(assignments: readonly Assignment[], specs: readonly KeyedList[])
   return convert(root, []) as Rec;
 }
 
-/** Fills `defaults` into `value` where unset: maps recursively, anything else only when absent. Returns what was filled. */
+/** Fills `defaults` into `value` where unset: maps recursively, anything else only when absent or an empty list. Returns what was filled. */
 function fillDefaults(value: Rec, defaults: Rec): Rec {
   const filled: Rec = {};
   for (const [k, d] of Object.entries(defaults)) {
     if (d === undefined) continue;
-    if (value[k] === undefined) filled[k] = d;
+    // An empty list counts as unset: e.g. every destination disabled gets the default one, as
+    // the Falco mutator would add it (anything else would drift).
+    if (value[k] === undefined || (Array.isArray(value[k]) && (value[k] as unknown[]).length === 0)) filled[k] = d;
     else if (isRec(value[k]) && isRec(d)) {
       const inner = fillDefaults(value[k] as Rec, d);
       if (Object.keys(inner).length > 0) filled[k] = inner;

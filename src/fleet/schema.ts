@@ -36,7 +36,7 @@ const LABEL_SELECTOR: JsonSchema = {
             enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'],
             description: 'In and NotIn need values; Exists and DoesNotExist take none.',
           },
-          values: { type: 'array', maxItems: 64, items: { type: 'string', maxLength: 63 } },
+          values: { type: 'array', maxItems: 64, items: { type: 'string', maxLength: 63 }, description: 'Label values for In and NotIn.' },
         },
       },
     },
@@ -219,7 +219,7 @@ export function fleetSchema(extensions: readonly ExtensionPlugin<any>[] = EXTENS
           required: ['name', 'selector', 'requireExtensions'],
           properties: {
             name: { type: 'string', maxLength: 63, description: 'Policy ID shown in errors.' },
-            description: { type: 'string', maxLength: 1024 },
+            description: { type: 'string', maxLength: 1024, description: 'Why the policy exists; shown to humans.' },
             selector: LABEL_SELECTOR,
             requireExtensions: {
               type: 'array',

@@ -193,7 +193,7 @@ export const CATALOGUE: readonly HostileCase[] = [
       "fleet/runtimes/bad.yaml:16:21: error at extensions.falco.falcoVersion: version not found in possible versions (got \"0.39.0\") [E_FALCO_VERSION]",
       "fleet/runtimes/bad.yaml:18:20: error at extensions.falco.rules.standard[0]: unknown standard rule falco-default-rules [E_FALCO_RULES]",
       "fleet/runtimes/bad.yaml:20:17: error at extensions.falco.destinations[0].name: logging and custom destinations cannot be used together [E_FALCO_DESTINATION]",
-      "fleet/runtimes/bad.yaml:20:17: error at extensions.falco.destinations[0].name: output destinations can only be paired with stdout [E_FALCO_DESTINATION]",
+      "fleet/runtimes/bad.yaml:20:17: warning at extensions.falco.destinations[0].name: older Falco extension versions only pair an output destination with stdout [W_FALCO_DESTINATIONS]",
       "fleet/runtimes/bad.yaml:21:17: error at extensions.falco.destinations[1].name: custom event destination is set but no custom config is defined [E_FALCO_DESTINATION]",
     ] },
   { id: 'H48b', title: 'expired Falco version', files: bad('  extensions:\n    falco:\n      enabled: true\n      falcoVersion: "0.40.0"\n'), expect: [

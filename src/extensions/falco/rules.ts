@@ -262,10 +262,12 @@ function checkOutputKeys(enabled: readonly DestinationItem[], reporter: RuleRepo
  * newer webhook versions accept more destinations.
  */
 function checkDestinationCountAndPairing(enabled: readonly DestinationItem[], reporter: RuleReporter): void {
+  // Older Falco webhooks refused these; the current one accepts them, so this only warns.
+  const warning = { severity: 'warning' as const };
   if (enabled.length > 2) {
-    reporter.report(['destinations', enabled[2]!.index, 'name'], 'E_FALCO_DESTINATION', 'more than 2 event destinations are not allowed');
+    reporter.report(['destinations', enabled[2]!.index, 'name'], 'W_FALCO_DESTINATIONS', 'more than 2 event destinations are refused by older Falco extension versions', warning);
   } else if (enabled.length === 2 && !enabled.some((d) => d.name === 'stdout')) {
-    reporter.report(['destinations', enabled[1]!.index, 'name'], 'E_FALCO_DESTINATION', 'output destinations can only be paired with stdout');
+    reporter.report(['destinations', enabled[1]!.index, 'name'], 'W_FALCO_DESTINATIONS', 'older Falco extension versions only pair an output destination with stdout', warning);
   }
 }
 

@@ -33,7 +33,8 @@ function resolved(value: Record<string, unknown>, state: FalcoState = examplePro
   return r.diags;
 }
 
-const d = (path: (string | number)[], code: string, message: string): Recorded => ({ path, code, message });
+const d = (path: (string | number)[], code: string, message: string): Recorded =>
+  code.startsWith('W_') ? { path, code, message, options: { severity: 'warning' } } : { path, code, message };
 
 describe('kyma-gardener-apis.md §10: the Falco catalogue, checked offline', () => {
   it.each<[string, 'layer' | 'resolved', Record<string, unknown>, Recorded[]]>([
@@ -71,7 +72,7 @@ describe('kyma-gardener-apis.md §10: the Falco catalogue, checked offline', () 
       'resolved',
       { destinations: [{ name: 'custom', resourceSecretName: 's' }, { name: 'logging' }] },
       [
-        d(['destinations', 1, 'name'], 'E_FALCO_DESTINATION', 'output destinations can only be paired with stdout'),
+        d(['destinations', 1, 'name'], 'W_FALCO_DESTINATIONS', 'older Falco extension versions only pair an output destination with stdout'),
         d(['destinations', 1, 'name'], 'E_FALCO_DESTINATION', 'logging and custom destinations cannot be used together'),
       ],
     ],
@@ -81,7 +82,7 @@ describe('kyma-gardener-apis.md §10: the Falco catalogue, checked offline', () 
       { destinations: [{ name: 'central' }, { name: 'custom', resourceSecretName: 's' }] },
       [
         d(['destinations', 1, 'name'], 'E_FALCO_DESTINATION', 'multiple enabled destinations use the same output key "webhook"'),
-        d(['destinations', 1, 'name'], 'E_FALCO_DESTINATION', 'output destinations can only be paired with stdout'),
+        d(['destinations', 1, 'name'], 'W_FALCO_DESTINATIONS', 'older Falco extension versions only pair an output destination with stdout'),
       ],
     ],
     [
@@ -96,7 +97,7 @@ describe('kyma-gardener-apis.md §10: the Falco catalogue, checked offline', () 
       { destinations: [{ name: 'logging' }, { name: 'logging' }] },
       [
         d(['destinations', 1, 'name'], 'E_FALCO_DESTINATION', 'multiple enabled destinations use the same output key "loki"'),
-        d(['destinations', 1, 'name'], 'E_FALCO_DESTINATION', 'output destinations can only be paired with stdout'),
+        d(['destinations', 1, 'name'], 'W_FALCO_DESTINATIONS', 'older Falco extension versions only pair an output destination with stdout'),
       ],
     ],
     ['44 custom without a Secret', 'resolved', { destinations: [{ name: 'custom' }] }, [d(['destinations', 0, 'name'], 'E_FALCO_DESTINATION', 'custom event destination is set but no custom config is defined')]],
@@ -380,18 +381,18 @@ describe('validateResolved', () => {
     [
       'three destinations (H48)',
       { destinations: [{ name: 'central' }, { name: 'logging' }, { name: 'stdout' }] },
-      [d(['destinations', 2, 'name'], 'E_FALCO_DESTINATION', 'more than 2 event destinations are not allowed')],
+      [d(['destinations', 2, 'name'], 'W_FALCO_DESTINATIONS', 'more than 2 event destinations are refused by older Falco extension versions')],
     ],
     [
       'two destinations without stdout',
       { destinations: [{ name: 'logging' }, { name: 'otlp' }] },
-      [d(['destinations', 1, 'name'], 'E_FALCO_DESTINATION', 'output destinations can only be paired with stdout')],
+      [d(['destinations', 1, 'name'], 'W_FALCO_DESTINATIONS', 'older Falco extension versions only pair an output destination with stdout')],
     ],
     [
       'custom and splunk without their Secrets',
       { destinations: [{ name: 'custom' }, { name: 'splunk' }] },
       [
-        d(['destinations', 1, 'name'], 'E_FALCO_DESTINATION', 'output destinations can only be paired with stdout'),
+        d(['destinations', 1, 'name'], 'W_FALCO_DESTINATIONS', 'older Falco extension versions only pair an output destination with stdout'),
         d(['destinations', 0, 'name'], 'E_FALCO_DESTINATION', 'custom event destination is set but no custom config is defined'),
         d(['destinations', 1, 'name'], 'E_FALCO_DESTINATION', 'splunk event destination is set but no secret config is defined'),
       ],
