@@ -1,6 +1,7 @@
 // The contract every extension folder implements. The loader, validator, resolver and CLI only
 // know this interface and the list in ./index.ts, so a third extension is one new folder.
 
+import type { Construct } from 'constructs';
 import type { DocPath, Severity } from '../lib/diagnostics';
 
 /** A JSON Schema (draft-07 subset that ajv compiles in strict mode). */
@@ -60,6 +61,40 @@ export interface RuntimeIdentity {
   readonly runtimeID: string;
 }
 
+/** A Shoot `spec.resources[]` entry (a Secret or ConfigMap in the Garden project namespace). */
+export interface ShootResource {
+  readonly name: string;
+  readonly resourceRef: { readonly apiVersion: 'v1'; readonly kind: 'Secret' | 'ConfigMap'; readonly name: string };
+}
+
+/** What the renderer knows about the runtime an extension renders for. */
+export interface RenderRuntime extends RuntimeIdentity {
+  readonly shootName: string;
+  /** Gardener project; the Shoot namespace is garden-<project>. */
+  readonly shootProject: string;
+}
+
+export interface RenderInput<State> {
+  /** enabled: configured and on; disabled: a layer turned it off; unset: no layer mentions it. */
+  readonly state: 'enabled' | 'disabled' | 'unset';
+  /** Resolved configuration (defaults applied); empty unless enabled. */
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly runtime: RenderRuntime;
+  readonly env: RuleEnvironment<State>;
+}
+
+/** One extension's share of a runtime's manifests, across the three apply targets. */
+export interface ExtensionRendering {
+  /** Adds the extension's objects for the Kyma runtime (config CRs, ConfigMaps) to the SKR chart. */
+  readonly skr?: (scope: Construct) => void;
+  /** Fields of the KIM Runtime CR's spec this extension owns (e.g. imageRegistryCache). */
+  readonly runtimeSpec?: Readonly<Record<string, unknown>>;
+  /** The Shoot spec.extensions entry (type is added by the renderer); undefined writes none. */
+  readonly shootExtension?: { readonly providerConfig?: Record<string, unknown>; readonly disabled?: boolean };
+  /** Shoot spec.resources the providerConfig references. */
+  readonly shootResources?: readonly ShootResource[];
+}
+
 export interface ExtensionPlugin<State = unknown> {
   /** Key under `settings.extensions`, e.g. 'registry-cache'. */
   readonly name: string;
@@ -103,4 +138,6 @@ export interface ExtensionPlugin<State = unknown> {
    * and records their provenance as "default of <extension>". Pure.
    */
   defaults?(value: Record<string, unknown>, env: RuleEnvironment<State>): Record<string, unknown>;
+  /** The extension's manifests for one runtime. Pure: builds constructs and data, writes nothing. */
+  render?(input: RenderInput<State>): ExtensionRendering;
 }

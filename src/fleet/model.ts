@@ -66,6 +66,8 @@ export interface FleetOptions {
   /** Module name per extension, or false when the extension adds no module. */
   readonly extensionModules: Readonly<Record<string, string | false>>;
   readonly policies: readonly Policy[];
+  /** Largest share of previously rendered runtimes one synth may remove. @default 0.1 */
+  readonly maxRemovalShare: number;
   /** Fleet.spec as written, for extensions that read their own fleet-wide options. */
   readonly spec: Readonly<Record<string, unknown>>;
 }

@@ -28,6 +28,18 @@ export function checkResolved(
   const specs = keyedListsOf(extensions);
   for (const r of runtimes) {
     checkPolicies(model, r, out);
+    if (r.settings.channel === undefined) {
+      const pos = r.runtime.positions.valueAt(['spec']);
+      out.push({
+        severity: 'error',
+        code: 'E_CHANNEL',
+        file: r.runtime.file,
+        line: pos.line,
+        col: pos.col,
+        field: 'channel',
+        message: `spec.channel: Required value: no layer sets the Kyma channel of runtime ${quote(r.runtime.name)}; set channel in fleet.yaml defaults`,
+      });
+    }
     for (const [name, ext] of Object.entries(r.settings.extensions)) {
       if (ext.state === 'unset') {
         const where = locate(r, ['extensions', name]);

@@ -209,6 +209,19 @@ export function fleetSchema(extensions: readonly ExtensionPlugin<any>[] = EXTENS
         description: 'Rename or omit the Kyma module that an enabled extension adds.',
         properties: extModules,
       },
+      removalGuard: {
+        type: 'object',
+        additionalProperties: false,
+        description: 'How many runtimes one synth may remove from dist/ before it refuses (unless --allow-mass-removal).',
+        properties: {
+          maxShare: {
+            type: 'number',
+            minimum: 0,
+            maximum: 1,
+            description: 'Largest share of the previously rendered runtimes that may disappear at once; removing a single runtime is always allowed. @default 0.1',
+          },
+        },
+      },
       policies: {
         type: 'array',
         maxItems: 100,

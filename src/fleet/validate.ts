@@ -323,7 +323,9 @@ function readFleetOptions(spec: Rec, extensions: readonly ExtensionPlugin<any>[]
     });
     policies.push({ name, selector: p.selector as LabelSelector, requireExtensions: p.requireExtensions as string[], index });
   });
-  return { kcpNamespace, kimRegistryCacheSync: kim.registryCacheSync === true, extensionModules, policies, spec };
+  const guard = (spec.removalGuard as Rec | undefined) ?? {};
+  const maxRemovalShare = typeof guard.maxShare === 'number' ? guard.maxShare : 0.1;
+  return { kcpNamespace, kimRegistryCacheSync: kim.registryCacheSync === true, extensionModules, policies, maxRemovalShare, spec };
 }
 
 function readGroup(doc: LoadedDocument, data: Rec, sink: Diagnostic[]): GroupDeclaration | undefined {

@@ -3,6 +3,7 @@
 
 import type { ExtensionPlugin } from '../types';
 import { registryCacheDefaults } from './defaults';
+import { renderRegistryCache } from './render';
 import { validateLayer, validateResolved } from './rules';
 import { registryCacheSchema } from './schema';
 
@@ -17,4 +18,5 @@ export const registryCacheExtension: ExtensionPlugin = {
   validateLayer,
   validateResolved,
   defaults: registryCacheDefaults,
+  render: renderRegistryCache,
 };

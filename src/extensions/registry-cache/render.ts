@@ -1,0 +1,98 @@
+// Renders registry-cache for one runtime on all three targets, the way KIM wires it:
+// SKR RegistryCacheConfig CRs (what the Kyma module reads), the KIM Runtime CR's
+// spec.imageRegistryCache (what KIM turns into the Shoot extension), and the Shoot's
+// registry-cache extension with its RegistryConfig providerConfig, mapped field by field as KIM
+// maps it (registry_config.go), plus the spec.resources entries for credential Secrets.
+
+import type { Construct } from 'constructs';
+import { RegistryCacheConfig, RegistryCacheConfigSpecVolumeSize } from '../../../imports/core.kyma-project.io';
+import { OWNED_LABELS, toSubdomainName } from '../../lib/manifest';
+import { uuidV5 } from '../../lib/uuid';
+import type { ExtensionRendering, RenderInput, ShootResource } from '../types';
+
+interface Cache {
+  readonly upstream: string;
+  readonly remoteURL?: string;
+  readonly volume?: { readonly size?: string; readonly storageClassName?: string };
+  readonly garbageCollection?: { readonly ttl: string };
+  readonly secretReferenceName?: string;
+  readonly proxy?: { readonly httpProxy?: string; readonly httpsProxy?: string };
+}
+
+/** RegistryCacheConfig name for an upstream: the upstream with ':' as '-' ("my-reg.io:5000" -> "my-reg.io-5000"). */
+export function cacheObjectName(upstream: string): string {
+  return toSubdomainName(upstream.replace(/:/g, '-'));
+}
+
+/**
+ * The `uid` KIM uses to map a cache to its Garden secret. KIM normally copies the SKR object's
+ * UID; the fleet writes the Runtime CR itself, so it derives a stable one: a UUIDv5 of the
+ * lowercase runtime ID and the upstream.
+ */
+export function cacheUid(runtimeID: string, upstream: string): string {
+  return uuidV5(`registry-cache/${runtimeID.toLowerCase()}/${upstream}`);
+}
+
+/** The cache fields exactly as the Kyma RegistryCacheConfig spec and the Gardener RegistryConfig name them. */
+function cacheSpec(c: Cache): Record<string, unknown> {
+  return {
+    upstream: c.upstream,
+    ...(c.remoteURL !== undefined ? { remoteURL: c.remoteURL } : {}),
+    ...(c.volume !== undefined ? { volume: { ...c.volume } } : {}),
+    ...(c.garbageCollection !== undefined ? { garbageCollection: { ...c.garbageCollection } } : {}),
+    ...(c.secretReferenceName !== undefined ? { secretReferenceName: c.secretReferenceName } : {}),
+    ...(c.proxy !== undefined ? { proxy: { ...c.proxy } } : {}),
+  };
+}
+
+export function renderRegistryCache(input: RenderInput<unknown>): ExtensionRendering {
+  if (input.state !== 'enabled') {
+    // KIM removes the extension from the Shoot when the Runtime has no caches; an explicit
+    // `disabled: true` keeps the intent visible in the Shoot patch.
+    return {
+      runtimeSpec: { imageRegistryCache: [] },
+      ...(input.state === 'disabled' ? { shootExtension: { disabled: true } } : {}),
+    };
+  }
+  const namespace = String(input.config.namespace ?? 'kyma-system');
+  const caches = (input.config.caches as Cache[] | undefined) ?? [];
+  const secrets = [...new Set(caches.map((c) => c.secretReferenceName).filter((s): s is string => s !== undefined))].sort();
+  const resources: ShootResource[] = secrets.map((name) => ({ name, resourceRef: { apiVersion: 'v1', kind: 'Secret', name } }));
+  return {
+    skr: (scope: Construct) => {
+      for (const c of caches) {
+        const name = cacheObjectName(c.upstream);
+        new RegistryCacheConfig(scope, `registrycacheconfig-${name}`, {
+          metadata: { name, namespace, labels: { ...OWNED_LABELS } },
+          spec: {
+            upstream: c.upstream,
+            remoteUrl: c.remoteURL,
+            volume: c.volume && {
+              size: c.volume.size !== undefined ? RegistryCacheConfigSpecVolumeSize.fromString(c.volume.size) : undefined,
+              storageClassName: c.volume.storageClassName,
+            },
+            garbageCollection: c.garbageCollection,
+            secretReferenceName: c.secretReferenceName,
+            proxy: c.proxy && { httpProxy: c.proxy.httpProxy, httpsProxy: c.proxy.httpsProxy },
+          },
+        });
+      }
+    },
+    runtimeSpec: {
+      imageRegistryCache: caches.map((c) => ({
+        name: cacheObjectName(c.upstream),
+        namespace,
+        uid: cacheUid(input.runtime.runtimeID, c.upstream),
+        config: cacheSpec(c),
+      })),
+    },
+    shootExtension: {
+      providerConfig: {
+        apiVersion: 'registry.extensions.gardener.cloud/v1alpha3',
+        kind: 'RegistryConfig',
+        caches: caches.map(cacheSpec),
+      },
+    },
+    shootResources: resources,
+  };
+}

@@ -1,0 +1,18 @@
+// Name-based UUIDs (RFC 9562 version 5, SHA-1): stable identifiers derived from data, e.g. the
+// `uid` of a Runtime CR's imageRegistryCache entry, which must not change between renders.
+
+import { createHash } from 'node:crypto';
+
+/** The kyma-fleet namespace: uuidV5(DNS namespace, "kyma-fleet.dev"). */
+export const KYMA_FLEET_NAMESPACE = '7fbec522-3d71-52eb-874e-f1b60cbb4401';
+
+export function uuidV5(name: string, namespace: string = KYMA_FLEET_NAMESPACE): string {
+  const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
+  if (ns.length !== 16) throw new Error(`invalid namespace UUID ${namespace}`);
+  const hash = createHash('sha1').update(ns).update(name, 'utf8').digest();
+  const b = Buffer.from(hash.subarray(0, 16));
+  b[6] = (b[6]! & 0x0f) | 0x50;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}

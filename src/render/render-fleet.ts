@@ -1,0 +1,60 @@
+// The whole dist/ tree of a fleet as relPath -> content: every runtime's target folders with a
+// kustomization.yaml each. Pure; the write stage puts it on disk atomically.
+
+import { EXTENSIONS } from '../extensions';
+import type { ExtensionPlugin } from '../extensions/types';
+import { cmp, type Diagnostic } from '../lib/diagnostics';
+import type { FleetModel } from '../fleet/model';
+import type { ResolvedRuntime } from '../fleet/resolve';
+import { type Manifest, renderRuntime, TARGETS } from './render-runtime';
+import { kustomizationFile, manifestFile } from './serialize';
+
+export interface RenderedFleet {
+  /** dist-relative path -> file content, sorted by path. */
+  readonly files: Map<string, string>;
+  /** Runtime names rendered. */
+  readonly runtimes: readonly string[];
+  readonly diagnostics: Diagnostic[];
+}
+
+/** File name of a manifest inside its target folder: <kind>-<name>.yaml. */
+export function manifestFileName(m: Manifest): string {
+  return `${m.kind.toLowerCase()}-${m.metadata.name}.yaml`;
+}
+
+export function renderFleet(model: FleetModel, runtimes: readonly ResolvedRuntime[], extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS): RenderedFleet {
+  const files = new Map<string, string>();
+  const diagnostics: Diagnostic[] = [];
+  const names: string[] = [];
+  for (const resolved of [...runtimes].sort((a, b) => cmp(a.runtime.name, b.runtime.name))) {
+    const rendered = renderRuntime(model, resolved, extensions);
+    names.push(rendered.name);
+    for (const target of TARGETS) {
+      const manifests = rendered.targets[target];
+      if (manifests.length === 0) continue;
+      const dir = `runtimes/${rendered.name}/${target}`;
+      const listed: string[] = [];
+      for (const m of manifests) {
+        const file = manifestFileName(m);
+        if (listed.includes(file)) {
+          const pos = resolved.runtime.positions.valueAt(['metadata', 'name']);
+          diagnostics.push({
+            severity: 'error',
+            code: 'E_OUTPUT_COLLISION',
+            file: resolved.runtime.file,
+            line: pos.line,
+            col: pos.col,
+            field: 'metadata.name',
+            message: `two ${m.kind} objects of runtime ${JSON.stringify(rendered.name)} would both be named ${JSON.stringify(m.metadata.name)} in ${target}/; rename one of their sources`,
+          });
+          continue;
+        }
+        listed.push(file);
+        files.set(`${dir}/${file}`, manifestFile(m));
+      }
+      files.set(`${dir}/kustomization.yaml`, kustomizationFile([...listed].sort(cmp)));
+    }
+  }
+  const sorted = new Map([...files.entries()].sort(([a], [b]) => cmp(a, b)));
+  return { files: sorted, runtimes: names, diagnostics };
+}

@@ -1,0 +1,82 @@
+// Renders one resolved runtime into the manifests of its three apply targets, through cdk8s
+// charts. Each runtime gets its own small App: cdk8s resolves and validates the whole app for
+// every chart it synthesises, so one App for the fleet would cost O(N²) (perf-baseline.md).
+
+import { App } from 'cdk8s';
+import { GardenChart, type ShootExtensionEntry } from '../../charts/garden-chart';
+import { KcpChart } from '../../charts/kcp-chart';
+import { type KymaModuleEntry, SkrChart } from '../../charts/skr-chart';
+import { EXTENSIONS } from '../extensions';
+import type { ExtensionPlugin, ExtensionRendering, ShootResource } from '../extensions/types';
+import { cmp } from '../lib/diagnostics';
+import type { FleetModel } from '../fleet/model';
+import type { ResolvedRuntime } from '../fleet/resolve';
+
+export type Target = 'skr' | 'kcp' | 'garden';
+export const TARGETS: readonly Target[] = ['skr', 'kcp', 'garden'];
+
+export type Manifest = Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
+
+export interface RenderedRuntime {
+  readonly name: string;
+  /** Manifests per target; a target without manifests is not written. */
+  readonly targets: Readonly<Record<Target, readonly Manifest[]>>;
+}
+
+export function renderRuntime(model: FleetModel, resolved: ResolvedRuntime, extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS): RenderedRuntime {
+  const rt = resolved.runtime;
+  const renderings: Array<{ plugin: ExtensionPlugin<any>; rendering: ExtensionRendering; enabled: boolean }> = [];
+  for (const plugin of extensions) {
+    if (!plugin.render) continue;
+    const ext = resolved.settings.extensions[plugin.name];
+    const state = ext?.state ?? 'unset';
+    renderings.push({
+      plugin,
+      enabled: state === 'enabled',
+      rendering: plugin.render({
+        state,
+        config: ext?.config ?? {},
+        runtime: { name: rt.name, runtimeID: rt.runtimeID, shootName: rt.shoot.name, shootProject: rt.shoot.project },
+        env: { state: model.extensionState.get(plugin.name), files: model.files, now: model.now },
+      }),
+    });
+  }
+
+  const modules: KymaModuleEntry[] = resolved.settings.modules.map((m) => ({ ...m }));
+  for (const r of renderings) {
+    const module = model.options.extensionModules[r.plugin.name];
+    if (r.enabled && module) modules.push({ name: module });
+  }
+  modules.sort((a, b) => cmp(a.name, b.name));
+
+  const shootExtensions: ShootExtensionEntry[] = renderings
+    .filter((r) => r.rendering.shootExtension !== undefined)
+    .map((r) => ({ type: r.plugin.shootExtensionType, ...r.rendering.shootExtension }))
+    .sort((a, b) => cmp(a.type, b.type));
+  const resources = new Map<string, ShootResource>();
+  for (const r of renderings) for (const res of r.rendering.shootResources ?? []) resources.set(res.name, res);
+
+  const app = new App({ outdir: '.', recordConstructMetadata: false });
+  const all = renderings.map((r) => r.rendering);
+  const skr = new SkrChart(app, 'skr', { channel: resolved.settings.channel ?? '', modules, extensions: all });
+  const kcp = model.options.kimRegistryCacheSync
+    ? undefined
+    : new KcpChart(app, 'kcp', { runtimeID: rt.runtimeID, namespace: model.options.kcpNamespace, extensions: all });
+  const garden =
+    shootExtensions.length === 0
+      ? undefined
+      : new GardenChart(app, 'garden', {
+          shootName: rt.shoot.name,
+          project: rt.shoot.project,
+          extensions: shootExtensions,
+          resources: [...resources.values()].sort((a, b) => cmp(a.name, b.name)),
+        });
+  return {
+    name: rt.name,
+    targets: {
+      skr: skr.toJson() as Manifest[],
+      kcp: (kcp?.toJson() ?? []) as Manifest[],
+      garden: (garden?.toJson() ?? []) as Manifest[],
+    },
+  };
+}
