@@ -1,0 +1,88 @@
+// The ownership index `dist/.kyma-fleet-index.json`: which files in dist/ kyma-fleet wrote, with
+// their sha256. It is what lets the writer delete stale output safely (only files it owns) and
+// refuse a dist/ that holds anything else (hostile-inputs H43, H56).
+
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { cmp } from '../lib/diagnostics';
+
+export const INDEX_FILE = '.kyma-fleet-index.json';
+
+export interface DistIndex {
+  version: 1;
+  generator: 'kyma-fleet';
+  /** relPath -> sha256 hex of the file's bytes, keys sorted by code point. */
+  files: Record<string, string>;
+}
+
+export function sha256(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/**
+ * Canonical text of an index: keys sorted at every level, 2-space indent, trailing newline.
+ * Written by hand because JSON.stringify puts integer-like keys (a file named `10`) first.
+ */
+export function serializeIndex(files: Iterable<readonly [string, string]>): string {
+  const entries = [...files].sort((a, b) => cmp(a[0], b[0]));
+  const body = entries.map(([rel, hash]) => `    ${JSON.stringify(rel)}: ${JSON.stringify(hash)}`);
+  const filesText = body.length === 0 ? '{}' : `{\n${body.join(',\n')}\n  }`;
+  return `{\n  "files": ${filesText},\n  "generator": "kyma-fleet",\n  "version": 1\n}\n`;
+}
+
+/** Parses index text; undefined when it is not a well-formed version-1 kyma-fleet index. */
+export function parseIndex(text: string): DistIndex | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  const { version, generator, files } = data as Record<string, unknown>;
+  if (version !== 1 || generator !== 'kyma-fleet') return undefined;
+  if (typeof files !== 'object' || files === null || Array.isArray(files)) return undefined;
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(files).sort(cmp)) {
+    const hash = (files as Record<string, unknown>)[key];
+    if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) return undefined;
+    out[key] = hash;
+  }
+  return { version: 1, generator: 'kyma-fleet', files: out };
+}
+
+export type IndexRead =
+  | { kind: 'missing' }
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'ok'; index: DistIndex; text: string };
+
+/** Reads `<outDir>/<INDEX_FILE>` without following a symlink in its place. I/O errors throw. */
+export function loadIndex(outDir: string): IndexRead {
+  const file = path.join(outDir, INDEX_FILE);
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(file);
+  } catch (e) {
+    if (isCode(e, 'ENOENT') || isCode(e, 'ENOTDIR')) return { kind: 'missing' };
+    throw e;
+  }
+  if (!st.isFile()) return { kind: 'invalid', reason: `${INDEX_FILE} is not a regular file` };
+  const text = fs.readFileSync(file, 'utf8');
+  const index = parseIndex(text);
+  return index ? { kind: 'ok', index, text } : { kind: 'invalid', reason: `${INDEX_FILE} is not a valid kyma-fleet index` };
+}
+
+/** The index of an existing dist/, or undefined when there is none (or it is unreadable or invalid). */
+export function readDistIndex(outDir: string): DistIndex | undefined {
+  try {
+    const r = loadIndex(outDir);
+    return r.kind === 'ok' ? r.index : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isCode(e: unknown, code: string): boolean {
+  return typeof e === 'object' && e !== null && (e as NodeJS.ErrnoException).code === code;
+}
