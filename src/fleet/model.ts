@@ -4,6 +4,7 @@
 import type { AuxFile } from '../extensions/types';
 import type { DocPath } from '../lib/diagnostics';
 import type { LabelSelector } from '../lib/labels';
+import type { GitopsOptions } from '../render/gitops';
 import type { PositionIndex } from './positions';
 
 export type LayerKind = 'defaults' | 'group' | 'runtime';
@@ -66,6 +67,8 @@ export interface FleetOptions {
   /** Module name per extension, or false when the extension adds no module. */
   readonly extensionModules: Readonly<Record<string, string | false>>;
   readonly policies: readonly Policy[];
+  /** Flux and Argo CD wiring, defaults applied. */
+  readonly gitops: GitopsOptions;
   /** Largest share of previously rendered runtimes one synth may remove. @default 0.1 */
   readonly maxRemovalShare: number;
   /** Fleet.spec as written, for extensions that read their own fleet-wide options. */

@@ -4,6 +4,7 @@
 
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin, JsonSchema } from '../extensions/types';
+import { GITOPS_OPTIONS_SCHEMA } from '../render/gitops-schema';
 
 export const API_VERSION = 'kyma-fleet.dev/v1alpha1';
 export const KINDS = ['Fleet', 'RuntimeGroup', 'KymaRuntime'] as const;
@@ -209,6 +210,7 @@ export function fleetSchema(extensions: readonly ExtensionPlugin<any>[] = EXTENS
         description: 'Rename or omit the Kyma module that an enabled extension adds.',
         properties: extModules,
       },
+      gitops: GITOPS_OPTIONS_SCHEMA,
       removalGuard: {
         type: 'object',
         additionalProperties: false,

@@ -6,6 +6,7 @@ import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin, RuleReporter } from '../extensions/types';
 import { type Diagnostic, type DocPath, formatField, quote } from '../lib/diagnostics';
 import { isDNS1123Label } from '../lib/k8s-names';
+import { gitopsOptionProblems, resolveGitopsOptions } from '../render/gitops';
 import { type LabelSelector, labelKeyProblem, labelValueProblem, selectorProblems } from '../lib/labels';
 import type { LoadedDocument, LoadedFleet } from './load';
 import type { FleetModel, FleetOptions, GroupDeclaration, Layer, Policy, RuntimeDeclaration } from './model';
@@ -323,9 +324,11 @@ function readFleetOptions(spec: Rec, extensions: readonly ExtensionPlugin<any>[]
     });
     policies.push({ name, selector: p.selector as LabelSelector, requireExtensions: p.requireExtensions as string[], index });
   });
+  for (const [path, code, message] of gitopsOptionProblems(spec.gitops)) reporter.report(path, code, message);
+  const gitops = resolveGitopsOptions(spec.gitops, kcpNamespace);
   const guard = (spec.removalGuard as Rec | undefined) ?? {};
   const maxRemovalShare = typeof guard.maxShare === 'number' ? guard.maxShare : 0.1;
-  return { kcpNamespace, kimRegistryCacheSync: kim.registryCacheSync === true, extensionModules, policies, maxRemovalShare, spec };
+  return { kcpNamespace, kimRegistryCacheSync: kim.registryCacheSync === true, extensionModules, policies, gitops, maxRemovalShare, spec };
 }
 
 function readGroup(doc: LoadedDocument, data: Rec, sink: Diagnostic[]): GroupDeclaration | undefined {

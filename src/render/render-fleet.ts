@@ -6,7 +6,8 @@ import type { ExtensionPlugin } from '../extensions/types';
 import { cmp, type Diagnostic } from '../lib/diagnostics';
 import type { FleetModel } from '../fleet/model';
 import type { ResolvedRuntime } from '../fleet/resolve';
-import { type Manifest, renderRuntime, TARGETS } from './render-runtime';
+import { renderGitops } from './gitops';
+import { type Manifest, renderRuntime, type Target, TARGETS } from './render-runtime';
 import { kustomizationFile, manifestFile } from './serialize';
 
 export interface RenderedFleet {
@@ -26,9 +27,11 @@ export function renderFleet(model: FleetModel, runtimes: readonly ResolvedRuntim
   const files = new Map<string, string>();
   const diagnostics: Diagnostic[] = [];
   const names: string[] = [];
+  const wiring: Array<{ name: string; runtimeID: string; targets: Target[] }> = [];
   for (const resolved of [...runtimes].sort((a, b) => cmp(a.runtime.name, b.runtime.name))) {
     const rendered = renderRuntime(model, resolved, extensions);
     names.push(rendered.name);
+    wiring.push({ name: rendered.name, runtimeID: resolved.runtime.runtimeID, targets: TARGETS.filter((t) => rendered.targets[t].length > 0) });
     for (const target of TARGETS) {
       const manifests = rendered.targets[target];
       if (manifests.length === 0) continue;
@@ -54,6 +57,9 @@ export function renderFleet(model: FleetModel, runtimes: readonly ResolvedRuntim
       }
       files.set(`${dir}/kustomization.yaml`, kustomizationFile([...listed].sort(cmp)));
     }
+  }
+  for (const [file, content] of renderGitops(wiring, model.options.gitops)) {
+    files.set(file, file.endsWith('.json') ? JSON.stringify(content, null, 2) + '\n' : manifestFile(content));
   }
   const sorted = new Map([...files.entries()].sort(([a], [b]) => cmp(a, b)));
   return { files: sorted, runtimes: names, diagnostics };

@@ -1,0 +1,393 @@
+// dist/gitops/: the wiring that makes Flux or Argo CD apply dist/runtimes/<name>/<target>/.
+// Pure: options and runtimes in, a map of relPath (under dist/) -> object out; no I/O, no clock.
+//
+// Sharding (hostile-inputs H18, finding 7): one Flux Kustomization, or one Argo CD Application,
+// per runtime and target, so no single inventory or Application grows with the fleet (Argo CD
+// caps a directory app at 10 MB; a Flux inventory lives in .status, bounded by etcd's 1.5 MiB).
+//
+// Flux (kustomize.toolkit.fluxcd.io/v1 Kustomization, fields checked against
+// https://fluxcd.io/flux/components/kustomize/kustomizations/ = fluxcd/kustomize-controller
+// docs/spec/v1/kustomizations.md):
+// - Required fields interval, prune and sourceRef{kind,name} are always set; path points at
+//   <flux.path>/runtimes/<name>/<target>.
+// - kcp/ applies to the cluster Flux runs in (the Kyma Control Plane). skr/ goes through
+//   kubeConfig.secretRef {name: kubeconfig-<runtimeID lowercase>, key: config}: the Secret KIM
+//   writes in the KCP namespace (kyma-gardener-apis §2.2). The key must be given: Flux reads
+//   `value` or `value.yaml` by default. The Secret must be in the Kustomization's namespace.
+// - No spec.postBuild: Flux substitutes ${var} only when postBuild defines a variable or source
+//   ("Substitution of variables only happens if at least a single variable or resource to
+//   substitute from is defined"), so user strings in dist/ reach the clusters verbatim (H50,
+//   finding 6) and the kustomize.toolkit.fluxcd.io/substitute annotation is not needed.
+// - deletionPolicy: Orphan. The default MirrorPrune deletes every object of a Kustomization when
+//   the Kustomization is deleted and prune is true, i.e. when a runtime leaves the fleet and the
+//   bootstrap Kustomization prunes its children. Removing a runtime must orphan, not deprovision
+//   (H53); the same holds when a Kustomization is renamed.
+// - garden/ Kustomizations never prune: the folder holds a fragment of a KIM-owned Shoot.
+//
+// Argo CD (argoproj.io/v1alpha1 ApplicationSet, fields checked against
+// https://argo-cd.readthedocs.io/en/stable/operator-manual/applicationset/applicationset-specification/,
+// .../applicationset/Generators-Git/ (files generator), .../applicationset/Application-Deletion/,
+// .../user-guide/sync-options/):
+// - One ApplicationSet per target with a git files generator over
+//   <argocd.path>/gitops/argocd/runtimes/*.json; one JSON file per runtime carries the
+//   parameters. goTemplate with missingkey=error, so a missing parameter fails loudly.
+// - The generator's post-selector keeps only runtimes that have the target (`<target>App`
+//   present). Argo CD matches selectors against the top-level string parameters only
+//   (generator_spec_processor.go keepOnlyStringValues), so the JSON is flat.
+// - spec.syncPolicy.preserveResourcesOnDeletion: true: generated Applications get no
+//   resources-finalizer, so deleting a runtime's JSON file (or the ApplicationSet) deletes the
+//   Application but never the objects it synced.
+// - Applications sync with ServerSideApply=true (the Kyma CR is a shared object) and
+//   CreateNamespace=false, automated with selfHeal; prune except for garden/.
+//
+// Names (Flux Kustomizations and Argo CD Applications): `<name>-<target>` when that fits in 63
+// characters, else `<first characters of name>-<8 hex of sha256(name)>-<target>`, exactly 63
+// long. 63, not the 253 a DNS subdomain allows: Flux labels every applied object
+// kustomize.toolkit.fluxcd.io/name=<Kustomization name>, and Argo CD's label tracking truncates
+// the app name to 63 (two truncated names could then collide). See gitopsObjectName.
+
+import { createHash } from 'node:crypto';
+import { cmp } from '../lib/diagnostics';
+import { isDNS1123Label } from '../lib/k8s-names';
+import { expandClusterName, GITOPS_DEFAULTS, type SourceKind } from './gitops-schema';
+
+export {
+  GITOPS_DEFAULTS,
+  GITOPS_OPTIONS_SCHEMA,
+  gitopsOptionProblems,
+  type GitopsOptionProblem,
+  type SourceKind,
+} from './gitops-schema';
+
+export type GitopsTarget = 'skr' | 'kcp' | 'garden';
+export const GITOPS_TARGETS: readonly GitopsTarget[] = ['skr', 'kcp', 'garden'];
+
+/** `Fleet.spec.gitops` with every default applied. Optional fields stay unset when not written. */
+export interface GitopsOptions {
+  readonly flux: {
+    readonly enabled: boolean;
+    readonly namespace: string;
+    readonly sourceRef: { readonly kind: SourceKind; readonly name: string; readonly namespace?: string };
+    /** Without a trailing "/"; "." is the source root. */
+    readonly path: string;
+    readonly interval: string;
+    readonly retryInterval?: string;
+    readonly timeout?: string;
+    readonly prune: boolean;
+  };
+  readonly argocd: {
+    readonly enabled: boolean;
+    readonly namespace: string;
+    readonly project: string;
+    /** Required when enabled (gitopsOptionProblems reports it missing). */
+    readonly repoURL?: string;
+    readonly targetRevision: string;
+    /** Without a trailing "/"; "." is the repository root. */
+    readonly path: string;
+    readonly skrClusterName: string;
+    readonly kcpCluster: string;
+  };
+  readonly garden: {
+    readonly enabled: boolean;
+    /** Required when enabled. */
+    readonly kubeConfigSecret?: string;
+  };
+}
+
+export interface GitopsRuntime {
+  /** metadata.name of the KymaRuntime: the folder name under dist/runtimes/. */
+  readonly name: string;
+  readonly runtimeID: string;
+  /** The target folders written for this runtime. garden is wired only when garden.enabled. */
+  readonly targets: ReadonlyArray<GitopsTarget>;
+}
+
+type Rec = Record<string, unknown>;
+
+function isRec(v: unknown): v is Rec {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function optString(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function normalizePath(p: string): string {
+  if (p === './') return '.';
+  return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
+}
+
+/**
+ * Applies the defaults to `Fleet.spec.gitops` as written (already schema-validated; anything of
+ * the wrong type is treated as unset). `kcpNamespace` is the default of flux.namespace.
+ */
+export function resolveGitopsOptions(written: unknown, kcpNamespace: string): GitopsOptions {
+  const w = isRec(written) ? written : {};
+  const f = isRec(w.flux) ? w.flux : {};
+  const a = isRec(w.argocd) ? w.argocd : {};
+  const g = isRec(w.garden) ? w.garden : {};
+  const d = GITOPS_DEFAULTS;
+
+  const src = isRec(f.sourceRef) ? f.sourceRef : undefined;
+  const sourceRef =
+    src && typeof src.kind === 'string' && typeof src.name === 'string'
+      ? {
+          kind: src.kind as SourceKind,
+          name: src.name,
+          ...(typeof src.namespace === 'string' ? { namespace: src.namespace } : {}),
+        }
+      : { kind: d.flux.sourceRef.kind, name: d.flux.sourceRef.name };
+
+  const retryInterval = optString(f.retryInterval);
+  const timeout = optString(f.timeout);
+  const repoURL = optString(a.repoURL);
+  const kubeConfigSecret = optString(g.kubeConfigSecret);
+  return {
+    flux: {
+      enabled: typeof f.enabled === 'boolean' ? f.enabled : d.flux.enabled,
+      namespace: optString(f.namespace) ?? kcpNamespace,
+      sourceRef,
+      path: normalizePath(optString(f.path) ?? d.flux.path),
+      interval: optString(f.interval) ?? d.flux.interval,
+      ...(retryInterval !== undefined ? { retryInterval } : {}),
+      ...(timeout !== undefined ? { timeout } : {}),
+      prune: typeof f.prune === 'boolean' ? f.prune : d.flux.prune,
+    },
+    argocd: {
+      enabled: typeof a.enabled === 'boolean' ? a.enabled : d.argocd.enabled,
+      namespace: optString(a.namespace) ?? d.argocd.namespace,
+      project: optString(a.project) ?? d.argocd.project,
+      ...(repoURL !== undefined ? { repoURL } : {}),
+      targetRevision: optString(a.targetRevision) ?? d.argocd.targetRevision,
+      path: normalizePath(optString(a.path) ?? d.argocd.path),
+      skrClusterName: optString(a.skrClusterName) ?? d.argocd.skrClusterName,
+      kcpCluster: optString(a.kcpCluster) ?? d.argocd.kcpCluster,
+    },
+    garden: {
+      enabled: typeof g.enabled === 'boolean' ? g.enabled : d.garden.enabled,
+      ...(kubeConfigSecret !== undefined ? { kubeConfigSecret } : {}),
+    },
+  };
+}
+
+/** Longest Kustomization / Application name: a label value (see the header). */
+export const GITOPS_NAME_MAX_LENGTH = 63;
+const HASH_LENGTH = 8;
+
+/**
+ * Name of the Flux Kustomization and the Argo CD Application of one runtime and target:
+ * `<name>-<target>` when it fits in 63 characters, else
+ * `<name cut to 63 - |target| - 10 characters, trailing "-" dropped>-<sha256(name)[0:8]>-<target>`.
+ * Deterministic, keeps the target visible, and distinct for distinct runtime names (up to a
+ * 32-bit hash collision between names that share the kept prefix, which renderGitops rejects).
+ */
+export function gitopsObjectName(runtimeName: string, target: GitopsTarget): string {
+  const full = `${runtimeName}-${target}`;
+  if (full.length <= GITOPS_NAME_MAX_LENGTH) return full;
+  const hash = createHash('sha256').update(runtimeName, 'utf8').digest('hex').slice(0, HASH_LENGTH);
+  const keep = GITOPS_NAME_MAX_LENGTH - target.length - HASH_LENGTH - 2;
+  const prefix = runtimeName.slice(0, keep).replace(/-+$/, '');
+  return `${prefix}-${hash}-${target}`;
+}
+
+/** The SKR kubeconfig Secret KIM writes in the KCP namespace (data key `config`). */
+export function skrKubeconfigSecretName(runtimeID: string): string {
+  return `kubeconfig-${runtimeID.toLowerCase()}`;
+}
+
+/** Data key of the kubeconfig in the SKR Secret (KIM) and in the garden Secret. */
+export const KUBECONFIG_KEY = 'config';
+
+const LABEL_RUNTIME = 'kyma-fleet.dev/runtime';
+const LABEL_TARGET = 'kyma-fleet.dev/target';
+
+/** `base` + `/` + `rest`; base "." is the root: "./rest" for Flux, "rest" for Argo CD. */
+function joinPath(base: string, rest: string, rootPrefix: './' | ''): string {
+  return base === '.' ? `${rootPrefix}${rest}` : `${base}/${rest}`;
+}
+
+function wiredTargets(runtime: GitopsRuntime, options: GitopsOptions): GitopsTarget[] {
+  return GITOPS_TARGETS.filter((t) => runtime.targets.includes(t) && (t !== 'garden' || options.garden.enabled));
+}
+
+function checkRuntimes(runtimes: readonly GitopsRuntime[]): GitopsRuntime[] {
+  const sorted = [...runtimes].sort((a, b) => cmp(a.name, b.name));
+  for (let i = 0; i < sorted.length; i++) {
+    const r = sorted[i]!;
+    if (!isDNS1123Label(r.name)) throw new Error(`renderGitops: runtime name ${JSON.stringify(r.name)} is not a DNS-1123 label`);
+    if (i > 0 && sorted[i - 1]!.name === r.name) throw new Error(`renderGitops: runtime ${JSON.stringify(r.name)} is listed twice`);
+    if (typeof r.runtimeID !== 'string' || r.runtimeID === '') throw new Error(`renderGitops: runtime ${JSON.stringify(r.name)} has no runtimeID`);
+    for (const t of r.targets) {
+      if (!GITOPS_TARGETS.includes(t)) throw new Error(`renderGitops: runtime ${JSON.stringify(r.name)} has unknown target ${JSON.stringify(t)}`);
+    }
+  }
+  return sorted;
+}
+
+function kustomizeFile(resources: string[]): Rec {
+  return {
+    apiVersion: 'kustomize.config.k8s.io/v1beta1',
+    kind: 'Kustomization',
+    resources: [...resources].sort(cmp),
+  };
+}
+
+function fluxKustomization(runtime: GitopsRuntime, target: GitopsTarget, options: GitopsOptions): Rec {
+  const flux = options.flux;
+  const spec: Rec = { interval: flux.interval };
+  if (flux.retryInterval !== undefined) spec.retryInterval = flux.retryInterval;
+  if (flux.timeout !== undefined) spec.timeout = flux.timeout;
+  spec.sourceRef = { ...flux.sourceRef };
+  spec.path = joinPath(flux.path, `runtimes/${runtime.name}/${target}`, './');
+  spec.prune = target === 'garden' ? false : flux.prune;
+  spec.deletionPolicy = 'Orphan';
+  if (target === 'skr') {
+    spec.kubeConfig = { secretRef: { name: skrKubeconfigSecretName(runtime.runtimeID), key: KUBECONFIG_KEY } };
+  } else if (target === 'garden') {
+    spec.kubeConfig = { secretRef: { name: requireGardenSecret(options), key: KUBECONFIG_KEY } };
+  }
+  return {
+    apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+    kind: 'Kustomization',
+    metadata: {
+      name: gitopsObjectName(runtime.name, target),
+      namespace: flux.namespace,
+      labels: { [LABEL_RUNTIME]: runtime.name, [LABEL_TARGET]: target },
+    },
+    spec,
+  };
+}
+
+function requireGardenSecret(options: GitopsOptions): string {
+  const s = options.garden.kubeConfigSecret;
+  if (s === undefined) throw new Error('renderGitops: garden.enabled needs garden.kubeConfigSecret (gitopsOptionProblems reports it)');
+  return s;
+}
+
+/** Parameter of the generator JSON that holds the Application name of a target. */
+function appParam(target: GitopsTarget): string {
+  return `${target}App`;
+}
+
+function applicationSet(target: GitopsTarget, options: GitopsOptions): Rec {
+  const argo = options.argocd;
+  const repoURL = argo.repoURL;
+  if (repoURL === undefined) throw new Error('renderGitops: argocd.enabled needs argocd.repoURL (gitopsOptionProblems reports it)');
+  const destination =
+    target === 'skr' ? '{{.skrCluster}}' : target === 'kcp' ? '{{.kcpCluster}}' : requireGardenSecret(options);
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'ApplicationSet',
+    metadata: {
+      name: `kyma-fleet-${target}`,
+      namespace: argo.namespace,
+      labels: { [LABEL_TARGET]: target },
+    },
+    spec: {
+      goTemplate: true,
+      goTemplateOptions: ['missingkey=error'],
+      generators: [
+        {
+          git: {
+            repoURL,
+            revision: argo.targetRevision,
+            files: [{ path: joinPath(argo.path, 'gitops/argocd/runtimes/*.json', '') }],
+          },
+          selector: { matchExpressions: [{ key: appParam(target), operator: 'Exists' }] },
+        },
+      ],
+      syncPolicy: { preserveResourcesOnDeletion: true },
+      template: {
+        metadata: {
+          name: `{{.${appParam(target)}}}`,
+          labels: { [LABEL_RUNTIME]: '{{.name}}', [LABEL_TARGET]: target },
+        },
+        spec: {
+          project: argo.project,
+          source: {
+            repoURL,
+            targetRevision: argo.targetRevision,
+            path: joinPath(argo.path, `runtimes/{{.name}}/${target}`, ''),
+          },
+          destination: { name: destination },
+          syncPolicy: {
+            automated: { prune: target !== 'garden', selfHeal: true },
+            syncOptions: ['ServerSideApply=true', 'CreateNamespace=false'],
+          },
+        },
+      },
+    },
+  };
+}
+
+/** Parameters of one runtime for the ApplicationSets (flat: selectors see top-level strings only). */
+function argoRuntimeData(runtime: GitopsRuntime, targets: readonly GitopsTarget[], options: GitopsOptions): Rec {
+  const skrCluster = expandClusterName(options.argocd.skrClusterName, runtime);
+  if (skrCluster === undefined) {
+    throw new Error(`renderGitops: argocd.skrClusterName ${JSON.stringify(options.argocd.skrClusterName)} is invalid (gitopsOptionProblems reports it)`);
+  }
+  // Keys in code-point order, so a writer that sorts keys changes nothing.
+  const data: Rec = {};
+  if (targets.includes('garden')) data.gardenApp = gitopsObjectName(runtime.name, 'garden');
+  if (targets.includes('kcp')) data.kcpApp = gitopsObjectName(runtime.name, 'kcp');
+  data.kcpCluster = options.argocd.kcpCluster;
+  data.name = runtime.name;
+  data.runtimeID = runtime.runtimeID.toLowerCase();
+  if (targets.includes('skr')) data.skrApp = gitopsObjectName(runtime.name, 'skr');
+  data.skrCluster = skrCluster;
+  return data;
+}
+
+/**
+ * Renders dist/gitops/. Keys are paths relative to dist/ (always "/"), in code-point order;
+ * values are manifests, except gitops/argocd/runtimes/*.json (plain data for the Argo CD
+ * generator, to be written as pretty JSON). Throws only on input the validators must have
+ * refused (invalid or duplicate runtime names, missing required options, a name collision).
+ */
+export function renderGitops(runtimes: readonly GitopsRuntime[], options: GitopsOptions): Map<string, Record<string, unknown>> {
+  const sorted = checkRuntimes(runtimes);
+  const files: [string, Rec][] = [];
+
+  if (options.flux.enabled) {
+    const names = new Map<string, string>();
+    const listed: string[] = [];
+    for (const r of sorted) {
+      for (const t of wiredTargets(r, options)) {
+        const obj = fluxKustomization(r, t, options);
+        const name = (obj.metadata as Rec).name as string;
+        const other = names.get(name);
+        if (other !== undefined) throw new Error(`renderGitops: Kustomization name ${name} is shared by ${other} and ${r.name}/${t}`);
+        names.set(name, `${r.name}/${t}`);
+        const file = `${r.name}-${t}.yaml`;
+        listed.push(file);
+        files.push([`gitops/flux/${file}`, obj]);
+      }
+    }
+    files.push(['gitops/flux/kustomization.yaml', kustomizeFile(listed)]);
+  }
+
+  if (options.argocd.enabled) {
+    const targets = GITOPS_TARGETS.filter((t) => t !== 'garden' || options.garden.enabled);
+    const appNames = new Map<string, string>();
+    for (const r of sorted) {
+      const wired = wiredTargets(r, options);
+      for (const t of wired) {
+        const name = gitopsObjectName(r.name, t);
+        const other = appNames.get(name);
+        if (other !== undefined) throw new Error(`renderGitops: Application name ${name} is shared by ${other} and ${r.name}/${t}`);
+        appNames.set(name, `${r.name}/${t}`);
+      }
+      files.push([`gitops/argocd/runtimes/${r.name}.json`, argoRuntimeData(r, wired, options)]);
+    }
+    const listed: string[] = [];
+    for (const t of targets) {
+      const file = `applicationset-${t}.yaml`;
+      listed.push(file);
+      files.push([`gitops/argocd/${file}`, applicationSet(t, options)]);
+    }
+    files.push(['gitops/argocd/kustomization.yaml', kustomizeFile(listed)]);
+  }
+
+  files.sort((a, b) => cmp(a[0], b[0]));
+  return new Map(files);
+}

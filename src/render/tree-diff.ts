@@ -1,0 +1,110 @@
+// What a synth would change in dist/: added, removed and changed files with unified diffs, as
+// text for a terminal, JSON for tools, and Markdown for a pull request comment. Pure.
+
+import { createTwoFilesPatch } from 'diff';
+import { cmp } from '../lib/diagnostics';
+
+export interface TreeDiff {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly changed: readonly string[];
+  /** Unified diff per added, removed or changed file. */
+  readonly patches: ReadonlyMap<string, string>;
+  /** Runtimes whose folder appears, disappears, or changes. */
+  readonly runtimes: { readonly added: readonly string[]; readonly removed: readonly string[]; readonly changed: readonly string[] };
+}
+
+const runtimeOf = (file: string): string | undefined => /^runtimes\/([^/]+)\//.exec(file)?.[1];
+
+function runtimesIn(files: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const f of files) {
+    const r = runtimeOf(f);
+    if (r !== undefined) out.add(r);
+  }
+  return out;
+}
+
+export function diffTrees(current: ReadonlyMap<string, string>, next: ReadonlyMap<string, string>): TreeDiff {
+  const added: string[] = [];
+  const removed: string[] = [];
+  const changed: string[] = [];
+  const patches = new Map<string, string>();
+  const patch = (file: string, before: string, after: string): string =>
+    createTwoFilesPatch(before === '' ? '/dev/null' : `a/${file}`, after === '' ? '/dev/null' : `b/${file}`, before, after, '', '', { context: 3 });
+  for (const [file, content] of next) {
+    const old = current.get(file);
+    if (old === undefined) {
+      added.push(file);
+      patches.set(file, patch(file, '', content));
+    } else if (old !== content) {
+      changed.push(file);
+      patches.set(file, patch(file, old, content));
+    }
+  }
+  for (const [file, content] of current) {
+    if (!next.has(file)) {
+      removed.push(file);
+      patches.set(file, patch(file, content, ''));
+    }
+  }
+  const before = runtimesIn(current.keys());
+  const after = runtimesIn(next.keys());
+  const touched = [...runtimesIn([...added, ...removed, ...changed])].sort(cmp);
+  return {
+    added: added.sort(cmp),
+    removed: removed.sort(cmp),
+    changed: changed.sort(cmp),
+    patches: new Map([...patches].sort(([a], [b]) => cmp(a, b))),
+    runtimes: {
+      added: touched.filter((r) => !before.has(r)),
+      removed: touched.filter((r) => !after.has(r)),
+      changed: touched.filter((r) => before.has(r) && after.has(r)),
+    },
+  };
+}
+
+export function isEmptyDiff(d: TreeDiff): boolean {
+  return d.added.length + d.removed.length + d.changed.length === 0;
+}
+
+function summary(d: TreeDiff): string {
+  const r = d.runtimes;
+  return `${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} removed files; runtimes: ${r.added.length} new, ${r.changed.length} changed, ${r.removed.length} removed`;
+}
+
+export function formatDiffText(d: TreeDiff, outDir: string): string {
+  if (isEmptyDiff(d)) return `${outDir}/ is up to date\n`;
+  let out = '';
+  for (const p of d.patches.values()) out += p;
+  return out + `${summary(d)}\n`;
+}
+
+export function formatDiffJson(d: TreeDiff): string {
+  return JSON.stringify({ upToDate: isEmptyDiff(d), added: d.added, changed: d.changed, removed: d.removed, runtimes: d.runtimes, patches: Object.fromEntries(d.patches) }, null, 2) + '\n';
+}
+
+/** Markdown for a pull request comment; long patches are folded and the whole is kept under GitHub's comment limit. */
+export function formatDiffMarkdown(d: TreeDiff, maxChars = 60000): string {
+  if (isEmptyDiff(d)) return '### kyma-fleet: no changes to `dist/`\n';
+  const r = d.runtimes;
+  const lines: string[] = ['### kyma-fleet: changes to `dist/`', '', summary(d), ''];
+  const list = (title: string, items: readonly string[]): void => {
+    if (items.length > 0) lines.push(`**${title}:** ${items.map((i) => `\`${i}\``).join(', ')}`, '');
+  };
+  list('New runtimes', r.added);
+  list('Removed runtimes', r.removed);
+  list('Changed runtimes', r.changed);
+  let body = lines.join('\n');
+  let omitted = 0;
+  for (const [file, p] of d.patches) {
+    const block = `<details><summary><code>${file}</code></summary>\n\n\`\`\`diff\n${p.replace(/```/g, '`\u200b``')}\`\`\`\n</details>\n`;
+    if (body.length + block.length > maxChars) {
+      omitted++;
+      continue;
+    }
+    body += '\n' + block;
+  }
+  if (omitted > 0) body += `\n_${omitted} more file diffs omitted; run \`kyma-fleet diff\` locally for all of them._\n`;
+  return body;
+}

@@ -1,0 +1,789 @@
+// dist/gitops/ wiring: full objects for a two-runtime fleet, defaults, the garden opt-in, name
+// shortening, the Fleet.spec.gitops schema and format rules, the fields Flux and Argo CD require,
+// and (when kubectl is installed) that both folders build with `kubectl kustomize`.
+
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import Ajv from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
+import { parseGoDuration } from '../../src/lib/go-duration';
+import { isDNS1123Label, isDNS1123Subdomain } from '../../src/lib/k8s-names';
+import {
+  GITOPS_DEFAULTS,
+  GITOPS_OPTIONS_SCHEMA,
+  type GitopsOptions,
+  type GitopsRuntime,
+  gitopsObjectName,
+  gitopsOptionProblems,
+  renderGitops,
+  resolveGitopsOptions,
+} from '../../src/render/gitops';
+
+type Rec = Record<string, any>;
+
+const ACME: GitopsRuntime = { name: 'acme-prod', runtimeID: '3F1E8D62-9C1A-4C4E-8A0E-2B7F6D1C9E01', targets: ['kcp', 'skr', 'garden'] };
+const BETA: GitopsRuntime = { name: 'beta-dev', runtimeID: 'a0b1c2d3-0000-4000-8000-000000000002', targets: ['skr', 'kcp'] };
+/** Listed out of order on purpose: output must not depend on input order. */
+const RUNTIMES = [BETA, ACME];
+
+const WRITTEN = {
+  flux: {
+    sourceRef: { kind: 'GitRepository', name: 'kyma-fleet', namespace: 'flux-system' },
+    retryInterval: '2m',
+    timeout: '5m',
+  },
+  argocd: { enabled: true, repoURL: 'https://github.com/acme/kyma-fleet.git', targetRevision: 'main' },
+};
+
+function fluxKs(name: string, runtimeID: string, target: 'skr' | 'kcp' | 'garden', extra: Rec = {}): Rec {
+  return {
+    apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+    kind: 'Kustomization',
+    metadata: {
+      name: `${name}-${target}`,
+      namespace: 'kcp-system',
+      labels: { 'kyma-fleet.dev/runtime': name, 'kyma-fleet.dev/target': target },
+    },
+    spec: {
+      interval: '10m',
+      retryInterval: '2m',
+      timeout: '5m',
+      sourceRef: { kind: 'GitRepository', name: 'kyma-fleet', namespace: 'flux-system' },
+      path: `./dist/runtimes/${name}/${target}`,
+      prune: true,
+      deletionPolicy: 'Orphan',
+      ...(target === 'skr' ? { kubeConfig: { secretRef: { name: `kubeconfig-${runtimeID.toLowerCase()}`, key: 'config' } } } : {}),
+      ...extra,
+    },
+  };
+}
+
+function appSet(target: 'skr' | 'kcp' | 'garden', destination: string, prune = true): Rec {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'ApplicationSet',
+    metadata: { name: `kyma-fleet-${target}`, namespace: 'argocd', labels: { 'kyma-fleet.dev/target': target } },
+    spec: {
+      goTemplate: true,
+      goTemplateOptions: ['missingkey=error'],
+      generators: [
+        {
+          git: {
+            repoURL: 'https://github.com/acme/kyma-fleet.git',
+            revision: 'main',
+            files: [{ path: 'dist/gitops/argocd/runtimes/*.json' }],
+          },
+          selector: { matchExpressions: [{ key: `${target}App`, operator: 'Exists' }] },
+        },
+      ],
+      syncPolicy: { preserveResourcesOnDeletion: true },
+      template: {
+        metadata: {
+          name: `{{.${target}App}}`,
+          labels: { 'kyma-fleet.dev/runtime': '{{.name}}', 'kyma-fleet.dev/target': target },
+        },
+        spec: {
+          project: 'default',
+          source: {
+            repoURL: 'https://github.com/acme/kyma-fleet.git',
+            targetRevision: 'main',
+            path: `dist/runtimes/{{.name}}/${target}`,
+          },
+          destination: { name: destination },
+          syncPolicy: {
+            automated: { prune, selfHeal: true },
+            syncOptions: ['ServerSideApply=true', 'CreateNamespace=false'],
+          },
+        },
+      },
+    },
+  };
+}
+
+describe('renderGitops: two runtimes, Flux and Argo CD', () => {
+  const options = resolveGitopsOptions(WRITTEN, 'kcp-system');
+  const out = renderGitops(RUNTIMES, options);
+
+  it('writes exactly these files, in code-point order', () => {
+    expect([...out.keys()]).toEqual([
+      'gitops/argocd/applicationset-kcp.yaml',
+      'gitops/argocd/applicationset-skr.yaml',
+      'gitops/argocd/kustomization.yaml',
+      'gitops/argocd/runtimes/acme-prod.json',
+      'gitops/argocd/runtimes/beta-dev.json',
+      'gitops/flux/acme-prod-kcp.yaml',
+      'gitops/flux/acme-prod-skr.yaml',
+      'gitops/flux/beta-dev-kcp.yaml',
+      'gitops/flux/beta-dev-skr.yaml',
+      'gitops/flux/kustomization.yaml',
+    ]);
+  });
+
+  it('writes the full objects', () => {
+    expect(Object.fromEntries(out)).toStrictEqual({
+      'gitops/flux/acme-prod-kcp.yaml': fluxKs('acme-prod', ACME.runtimeID, 'kcp'),
+      'gitops/flux/acme-prod-skr.yaml': fluxKs('acme-prod', ACME.runtimeID, 'skr'),
+      'gitops/flux/beta-dev-kcp.yaml': fluxKs('beta-dev', BETA.runtimeID, 'kcp'),
+      'gitops/flux/beta-dev-skr.yaml': fluxKs('beta-dev', BETA.runtimeID, 'skr'),
+      'gitops/flux/kustomization.yaml': {
+        apiVersion: 'kustomize.config.k8s.io/v1beta1',
+        kind: 'Kustomization',
+        resources: ['acme-prod-kcp.yaml', 'acme-prod-skr.yaml', 'beta-dev-kcp.yaml', 'beta-dev-skr.yaml'],
+      },
+      'gitops/argocd/applicationset-kcp.yaml': appSet('kcp', '{{.kcpCluster}}'),
+      'gitops/argocd/applicationset-skr.yaml': appSet('skr', '{{.skrCluster}}'),
+      'gitops/argocd/kustomization.yaml': {
+        apiVersion: 'kustomize.config.k8s.io/v1beta1',
+        kind: 'Kustomization',
+        resources: ['applicationset-kcp.yaml', 'applicationset-skr.yaml'],
+      },
+      'gitops/argocd/runtimes/acme-prod.json': {
+        kcpApp: 'acme-prod-kcp',
+        kcpCluster: 'in-cluster',
+        name: 'acme-prod',
+        runtimeID: '3f1e8d62-9c1a-4c4e-8a0e-2b7f6d1c9e01',
+        skrApp: 'acme-prod-skr',
+        skrCluster: 'kyma-3f1e8d62-9c1a-4c4e-8a0e-2b7f6d1c9e01',
+      },
+      'gitops/argocd/runtimes/beta-dev.json': {
+        kcpApp: 'beta-dev-kcp',
+        kcpCluster: 'in-cluster',
+        name: 'beta-dev',
+        runtimeID: 'a0b1c2d3-0000-4000-8000-000000000002',
+        skrApp: 'beta-dev-skr',
+        skrCluster: 'kyma-a0b1c2d3-0000-4000-8000-000000000002',
+      },
+    });
+  });
+
+  it('never sets spec.postBuild, so Flux substitutes nothing in user strings', () => {
+    for (const [file, obj] of out) {
+      if (obj.apiVersion === 'kustomize.toolkit.fluxcd.io/v1') {
+        expect((obj.spec as Rec).postBuild, file).toBeUndefined();
+      }
+    }
+  });
+
+  it('is a pure function of its input: order-independent, repeatable, input untouched', () => {
+    const frozen = structuredClone(RUNTIMES);
+    const again = renderGitops([...RUNTIMES].reverse(), options);
+    expect([...again.entries()]).toStrictEqual([...out.entries()]);
+    expect(JSON.stringify(Object.fromEntries(renderGitops(RUNTIMES, options)))).toBe(JSON.stringify(Object.fromEntries(out)));
+    expect(RUNTIMES).toStrictEqual(frozen);
+  });
+
+  it('writes only the enabled appliers', () => {
+    const fluxOnly = renderGitops(RUNTIMES, resolveGitopsOptions({}, 'kcp-system'));
+    expect([...fluxOnly.keys()].every((k) => k.startsWith('gitops/flux/'))).toBe(true);
+    const none = renderGitops(RUNTIMES, resolveGitopsOptions({ flux: { enabled: false } }, 'kcp-system'));
+    expect(none.size).toBe(0);
+  });
+
+  it('skips a target a runtime does not have (Flux: no file; Argo CD: no <target>App, so the selector drops it)', () => {
+    const noKcp: GitopsRuntime = { name: 'solo', runtimeID: 'b0b1c2d3-0000-4000-8000-000000000003', targets: ['skr'] };
+    const res = renderGitops([noKcp], options);
+    expect([...res.keys()].filter((k) => k.startsWith('gitops/flux/'))).toEqual(['gitops/flux/kustomization.yaml', 'gitops/flux/solo-skr.yaml']);
+    expect(res.get('gitops/argocd/runtimes/solo.json')).toStrictEqual({
+      kcpCluster: 'in-cluster',
+      name: 'solo',
+      runtimeID: 'b0b1c2d3-0000-4000-8000-000000000003',
+      skrApp: 'solo-skr',
+      skrCluster: 'kyma-b0b1c2d3-0000-4000-8000-000000000003',
+    });
+  });
+
+  it('renders an empty fleet to bootstrap files only', () => {
+    const res = renderGitops([], options);
+    expect(res.get('gitops/flux/kustomization.yaml')).toStrictEqual({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [] });
+    expect([...res.keys()]).toEqual([
+      'gitops/argocd/applicationset-kcp.yaml',
+      'gitops/argocd/applicationset-skr.yaml',
+      'gitops/argocd/kustomization.yaml',
+      'gitops/flux/kustomization.yaml',
+    ]);
+  });
+
+  it('refuses input the validators must have refused', () => {
+    expect(() => renderGitops([BETA, BETA], options)).toThrow(/listed twice/);
+    expect(() => renderGitops([{ ...BETA, name: 'Not_A_Label' }], options)).toThrow(/DNS-1123/);
+    expect(() => renderGitops([{ ...BETA, runtimeID: '' }], options)).toThrow(/runtimeID/);
+    expect(() => renderGitops(RUNTIMES, resolveGitopsOptions({ argocd: { enabled: true } }, 'kcp-system'))).toThrow(/repoURL/);
+    expect(() => renderGitops([ACME], resolveGitopsOptions({ garden: { enabled: true } }, 'kcp-system'))).toThrow(/kubeConfigSecret/);
+  });
+});
+
+describe('resolveGitopsOptions', () => {
+  it('applies every default; flux.namespace follows kcpNamespace', () => {
+    const expected: GitopsOptions = {
+      flux: {
+        enabled: true,
+        namespace: 'kcp-system',
+        sourceRef: { kind: 'GitRepository', name: 'kyma-fleet' },
+        path: './dist',
+        interval: '10m',
+        prune: true,
+      },
+      argocd: {
+        enabled: false,
+        namespace: 'argocd',
+        project: 'default',
+        targetRevision: 'HEAD',
+        path: 'dist',
+        skrClusterName: 'kyma-{{runtimeID}}',
+        kcpCluster: 'in-cluster',
+      },
+      garden: { enabled: false },
+    };
+    expect(resolveGitopsOptions(undefined, 'kcp-system')).toStrictEqual(expected);
+    expect(resolveGitopsOptions({}, 'kcp-system')).toStrictEqual(expected);
+    expect(resolveGitopsOptions({ flux: {}, argocd: {}, garden: {} }, 'kcp-system')).toStrictEqual(expected);
+    expect(resolveGitopsOptions(undefined, 'kcp-dev').flux.namespace).toBe('kcp-dev');
+  });
+
+  it('keeps what is written and normalizes a trailing slash of paths', () => {
+    const o = resolveGitopsOptions(
+      {
+        flux: { enabled: false, namespace: 'fleet', sourceRef: { kind: 'OCIRepository', name: 'dist' }, path: './out/', interval: '1h', prune: false },
+        argocd: { enabled: true, namespace: 'gitops', project: 'kyma', repoURL: 'git@github.com:acme/fleet.git', targetRevision: 'v1', path: 'out/', skrClusterName: 'skr-{{name}}', kcpCluster: 'kcp' },
+        garden: { enabled: true, kubeConfigSecret: 'garden-kyma' },
+      },
+      'kcp-system',
+    );
+    expect(o).toStrictEqual({
+      flux: { enabled: false, namespace: 'fleet', sourceRef: { kind: 'OCIRepository', name: 'dist' }, path: './out', interval: '1h', prune: false },
+      argocd: { enabled: true, namespace: 'gitops', project: 'kyma', repoURL: 'git@github.com:acme/fleet.git', targetRevision: 'v1', path: 'out', skrClusterName: 'skr-{{name}}', kcpCluster: 'kcp' },
+      garden: { enabled: true, kubeConfigSecret: 'garden-kyma' },
+    });
+  });
+
+  it('matches the defaults the schema documents', () => {
+    const s = GITOPS_OPTIONS_SCHEMA as Rec;
+    expect(s.properties.flux.properties.enabled.default).toBe(GITOPS_DEFAULTS.flux.enabled);
+    expect(s.properties.flux.properties.path.default).toBe(GITOPS_DEFAULTS.flux.path);
+    expect(s.properties.flux.properties.interval.default).toBe(GITOPS_DEFAULTS.flux.interval);
+    expect(s.properties.flux.properties.prune.default).toBe(GITOPS_DEFAULTS.flux.prune);
+    expect(s.properties.flux.properties.sourceRef.default).toStrictEqual(GITOPS_DEFAULTS.flux.sourceRef);
+    for (const k of ['enabled', 'namespace', 'project', 'targetRevision', 'path', 'skrClusterName', 'kcpCluster'] as const) {
+      expect(s.properties.argocd.properties[k].default, k).toBe(GITOPS_DEFAULTS.argocd[k]);
+    }
+    expect(s.properties.garden.properties.enabled.default).toBe(GITOPS_DEFAULTS.garden.enabled);
+  });
+
+  it('the defaults pass the format rules', () => {
+    expect(gitopsOptionProblems(structuredClone(GITOPS_DEFAULTS))).toEqual([]);
+  });
+});
+
+describe('root paths', () => {
+  it('"." is the repository root for both appliers', () => {
+    const o = resolveGitopsOptions({ flux: { path: './' }, argocd: { enabled: true, repoURL: 'https://g.example/r.git', path: '.' } }, 'kcp-system');
+    const res = renderGitops([BETA], o);
+    expect((res.get('gitops/flux/beta-dev-skr.yaml')!.spec as Rec).path).toBe('./runtimes/beta-dev/skr');
+    const set = res.get('gitops/argocd/applicationset-skr.yaml') as Rec;
+    expect(set.spec.generators[0].git.files).toStrictEqual([{ path: 'gitops/argocd/runtimes/*.json' }]);
+    expect(set.spec.template.spec.source.path).toBe('runtimes/{{.name}}/skr');
+  });
+});
+
+describe('garden opt-in', () => {
+  const options = resolveGitopsOptions(
+    { ...WRITTEN, garden: { enabled: true, kubeConfigSecret: 'garden-kubeconfig' } },
+    'kcp-system',
+  );
+  const out = renderGitops(RUNTIMES, options);
+
+  it('is off by default: no garden Kustomization or ApplicationSet even when the folder exists', () => {
+    const off = renderGitops(RUNTIMES, resolveGitopsOptions(WRITTEN, 'kcp-system'));
+    expect([...off.keys()].some((k) => k.includes('garden'))).toBe(false);
+  });
+
+  it('adds a never-pruning garden Kustomization with the Gardener kubeconfig for runtimes that have garden/', () => {
+    expect(out.get('gitops/flux/acme-prod-garden.yaml')).toStrictEqual(
+      fluxKs('acme-prod', ACME.runtimeID, 'garden', {
+        prune: false,
+        kubeConfig: { secretRef: { name: 'garden-kubeconfig', key: 'config' } },
+      }),
+    );
+    expect(out.has('gitops/flux/beta-dev-garden.yaml')).toBe(false);
+    expect((out.get('gitops/flux/kustomization.yaml') as Rec).resources).toEqual([
+      'acme-prod-garden.yaml',
+      'acme-prod-kcp.yaml',
+      'acme-prod-skr.yaml',
+      'beta-dev-kcp.yaml',
+      'beta-dev-skr.yaml',
+    ]);
+  });
+
+  it('adds the garden ApplicationSet (destination: the Gardener cluster, no prune) and gardenApp only where garden/ exists', () => {
+    expect(out.get('gitops/argocd/applicationset-garden.yaml')).toStrictEqual(appSet('garden', 'garden-kubeconfig', false));
+    expect((out.get('gitops/argocd/kustomization.yaml') as Rec).resources).toEqual([
+      'applicationset-garden.yaml',
+      'applicationset-kcp.yaml',
+      'applicationset-skr.yaml',
+    ]);
+    expect(out.get('gitops/argocd/runtimes/acme-prod.json')!.gardenApp).toBe('acme-prod-garden');
+    expect(Object.keys(out.get('gitops/argocd/runtimes/acme-prod.json')!)).toEqual([
+      'gardenApp',
+      'kcpApp',
+      'kcpCluster',
+      'name',
+      'runtimeID',
+      'skrApp',
+      'skrCluster',
+    ]);
+    expect(out.get('gitops/argocd/runtimes/beta-dev.json')!.gardenApp).toBeUndefined();
+  });
+});
+
+describe('name shortening', () => {
+  const hash8 = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 8);
+  const n63 = `r${'a'.repeat(40)}-${'b'.repeat(21)}`; // 63 characters
+  const n56 = 'x'.repeat(56);
+  const n57 = 'y'.repeat(57);
+
+  it('keeps <name>-<target> when it fits in 63 characters', () => {
+    expect(gitopsObjectName('acme-prod', 'garden')).toBe('acme-prod-garden');
+    expect(gitopsObjectName(n56, 'garden')).toBe(`${n56}-garden`); // exactly 63
+    expect(gitopsObjectName(n57, 'skr')).toBe(`${n57}-skr`); // 61
+  });
+
+  it('cuts the name and adds 8 hex of sha256(name) before the target, 63 characters exactly', () => {
+    expect(n63).toHaveLength(63);
+    expect(gitopsObjectName(n57, 'garden')).toBe(`${'y'.repeat(47)}-${hash8(n57)}-garden`);
+    expect(gitopsObjectName(n63, 'skr')).toBe(`r${'a'.repeat(40)}-${'b'.repeat(8)}-${hash8(n63)}-skr`);
+    expect(gitopsObjectName(n63, 'garden')).toBe(`r${'a'.repeat(40)}-${'b'.repeat(5)}-${hash8(n63)}-garden`);
+    // A cut that ends on "-" drops it rather than writing "--".
+    const dashed = `r${'a'.repeat(45)}-${'c'.repeat(16)}`;
+    expect(dashed).toHaveLength(63);
+    expect(gitopsObjectName(dashed, 'garden')).toBe(`r${'a'.repeat(45)}-${hash8(dashed)}-garden`);
+    expect(gitopsObjectName(dashed, 'skr')).toBe(`r${'a'.repeat(45)}-ccc-${hash8(dashed)}-skr`);
+    for (const t of ['skr', 'kcp', 'garden'] as const) {
+      const name = gitopsObjectName(n57, t);
+      expect(name.length).toBeLessThanOrEqual(63);
+      expect(isDNS1123Label(name), name).toBe(true);
+    }
+  });
+
+  it('gives two long names with the same prefix different names', () => {
+    const a = `${'p'.repeat(60)}-a1`;
+    const b = `${'p'.repeat(60)}-b2`;
+    expect(gitopsObjectName(a, 'kcp')).not.toBe(gitopsObjectName(b, 'kcp'));
+  });
+
+  it('uses the short names for Kustomizations and Applications, the full name for files, labels and paths', () => {
+    const long: GitopsRuntime = { name: n63, runtimeID: 'c0b1c2d3-0000-4000-8000-000000000004', targets: ['skr', 'kcp', 'garden'] };
+    const out = renderGitops(
+      [long],
+      resolveGitopsOptions({ ...WRITTEN, garden: { enabled: true, kubeConfigSecret: 'garden-kubeconfig' } }, 'kcp-system'),
+    );
+    const ks = out.get(`gitops/flux/${n63}-garden.yaml`) as Rec;
+    expect(ks.metadata.name).toBe(gitopsObjectName(n63, 'garden'));
+    expect(ks.metadata.labels['kyma-fleet.dev/runtime']).toBe(n63);
+    expect(ks.spec.path).toBe(`./dist/runtimes/${n63}/garden`);
+    const data = out.get(`gitops/argocd/runtimes/${n63}.json`)!;
+    expect(data.skrApp).toBe(gitopsObjectName(n63, 'skr'));
+    expect(data.kcpApp).toBe(gitopsObjectName(n63, 'kcp'));
+    expect(data.gardenApp).toBe(gitopsObjectName(n63, 'garden'));
+  });
+
+  it('refuses a runtime whose plain name equals another runtime\'s short name', () => {
+    const long = `${'z'.repeat(60)}`; // 60 + "-garden" > 63
+    const short = gitopsObjectName(long, 'garden').replace(/-garden$/, ''); // 56 characters
+    const o = resolveGitopsOptions({ garden: { enabled: true, kubeConfigSecret: 'g' } }, 'kcp-system');
+    expect(() =>
+      renderGitops(
+        [
+          { name: long, runtimeID: 'u1', targets: ['garden'] },
+          { name: short, runtimeID: 'u2', targets: ['garden'] },
+        ],
+        o,
+      ),
+    ).toThrow(/shared by/);
+  });
+});
+
+describe('GITOPS_OPTIONS_SCHEMA', () => {
+  const ajv = new Ajv({ strict: true, allErrors: true });
+  const validate = ajv.compile(GITOPS_OPTIONS_SCHEMA);
+
+  it('compiles in ajv strict mode and accepts the documented example and the defaults', () => {
+    expect(validate((GITOPS_OPTIONS_SCHEMA.examples as unknown[])[0])).toBe(true);
+    expect(validate(structuredClone(GITOPS_DEFAULTS))).toBe(true);
+    expect(validate({})).toBe(true);
+    expect(
+      validate({
+        flux: { enabled: true, namespace: 'kcp-system', sourceRef: { kind: 'Bucket', name: 'b', namespace: 'flux-system' }, path: './dist', interval: '10m', retryInterval: '2m', timeout: '5m', prune: true },
+        argocd: { enabled: true, namespace: 'argocd', project: 'default', repoURL: 'https://x.example/r.git', targetRevision: 'main', path: 'dist', skrClusterName: 'kyma-{{runtimeID}}', kcpCluster: 'in-cluster' },
+        garden: { enabled: true, kubeConfigSecret: 'garden-kubeconfig' },
+      }),
+      JSON.stringify(validate.errors),
+    ).toBe(true);
+  });
+
+  it.each([
+    [{ fluxx: {} }, ''],
+    [{ flux: { intervall: '1m' } }, '/flux'],
+    [{ flux: { sourceRef: { kind: 'GitRepository', name: 'n', ref: 'main' } } }, '/flux/sourceRef'],
+    [{ argocd: { server: 'https://kubernetes.default.svc' } }, '/argocd'],
+    [{ garden: { secret: 'x' } }, '/garden'],
+  ])('rejects the unknown field in %j', (value, at) => {
+    expect(validate(value)).toBe(false);
+    expect(validate.errors!.map((e) => [e.keyword, e.instancePath])).toContainEqual(['additionalProperties', at]);
+  });
+
+  it.each([
+    [{ flux: { enabled: 'true' } }, '/flux/enabled', 'type'],
+    [{ flux: { sourceRef: { kind: 'HelmRepository', name: 'x' } } }, '/flux/sourceRef/kind', 'enum'],
+    [{ flux: { sourceRef: { kind: 'GitRepository' } } }, '/flux/sourceRef', 'required'],
+    [{ flux: { interval: 'x'.repeat(33) } }, '/flux/interval', 'maxLength'],
+    [{ argocd: { repoURL: 5 } }, '/argocd/repoURL', 'type'],
+  ])('rejects %j', (value, at, keyword) => {
+    expect(validate(value)).toBe(false);
+    expect(validate.errors!.map((e) => [e.keyword, e.instancePath])).toContainEqual([keyword, at]);
+  });
+
+  it('types every node, bounds every string, documents every property, uses no pattern', () => {
+    const problems: string[] = [];
+    const allowed = new Set(['type', 'title', 'description', 'examples', 'default', 'additionalProperties', 'properties', 'required', 'enum', 'maxLength']);
+    const visit = (s: Rec, where: string): void => {
+      for (const k of Object.keys(s)) if (!allowed.has(k)) problems.push(`${where}: keyword ${k}`);
+      if (s.type === undefined) problems.push(`${where}: no type`);
+      if (s.type === 'string' && s.maxLength === undefined) problems.push(`${where}: string without maxLength`);
+      if (s.type === 'object' && s.additionalProperties !== false) problems.push(`${where}: additionalProperties not false`);
+      for (const [k, child] of Object.entries((s.properties as Record<string, Rec>) ?? {})) {
+        if (typeof child.description !== 'string' || child.description === '') problems.push(`${where}.${k}: no description`);
+        visit(child, `${where}.${k}`);
+      }
+    };
+    visit(GITOPS_OPTIONS_SCHEMA as Rec, 'gitops');
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('gitopsOptionProblems', () => {
+  const codes = (options: unknown): [string, string][] => gitopsOptionProblems(options).map(([p, c]) => [p.join('.'), c]);
+
+  it.each([
+    ['10m'],
+    ['1m'],
+    ['60s'],
+    ['1h30m'],
+    ['90000ms'],
+    ['2h'],
+  ])('accepts the interval %j', (interval) => {
+    expect(gitopsOptionProblems({ flux: { interval } })).toEqual([]);
+  });
+
+  it.each([
+    ['10', 'must be a duration of digits and units ms, s, m or h, e.g. "10m" or "1h30m" (got "10")'],
+    ['10 m', 'must be a duration of digits and units ms, s, m or h, e.g. "10m" or "1h30m" (got "10 m")'],
+    ['1.5m', 'must be a duration of digits and units ms, s, m or h, e.g. "10m" or "1h30m" (got "1.5m")'],
+    ['1d', 'must be a duration of digits and units ms, s, m or h, e.g. "10m" or "1h30m" (got "1d")'],
+    ['PT10M', 'must be a duration of digits and units ms, s, m or h, e.g. "10m" or "1h30m" (got "PT10M")'],
+    ['-5m', 'must be a duration of digits and units ms, s, m or h, e.g. "10m" or "1h30m" (got "-5m")'],
+    ['m', 'must be a duration of digits and units ms, s, m or h, e.g. "10m" or "1h30m" (got "m")'],
+    ['', 'must be a duration of digits and units ms, s, m or h, e.g. "10m" or "1h30m" (got "")'],
+    ['0s', 'must be longer than 0s (got "0s")'],
+    ['30s', 'must be at least 1m: Flux reconciles every interval and documents 60 seconds as the minimum (got "30s")'],
+    ['59999ms', 'must be at least 1m: Flux reconciles every interval and documents 60 seconds as the minimum (got "59999ms")'],
+    ['99999999999h', 'time: invalid duration "99999999999h": the value is too large'],
+  ])('refuses the interval %j', (interval, message) => {
+    expect(gitopsOptionProblems({ flux: { interval } })).toEqual([[['gitops', 'flux', 'interval'], 'E_GITOPS_DURATION', message]]);
+  });
+
+  it('allows short retryInterval and timeout but not zero or malformed ones', () => {
+    expect(gitopsOptionProblems({ flux: { retryInterval: '30s', timeout: '500ms' } })).toEqual([]);
+    expect(codes({ flux: { retryInterval: '0m', timeout: '5 m' } })).toEqual([
+      ['gitops.flux.retryInterval', 'E_GITOPS_DURATION'],
+      ['gitops.flux.timeout', 'E_GITOPS_DURATION'],
+    ]);
+  });
+
+  it('agrees with Go on every accepted duration', () => {
+    for (const d of ['1h', '1m30s', '1ms', '5m0s', '1h1m1s1ms']) {
+      expect(parseGoDuration(d).ok, d).toBe(true);
+      expect(gitopsOptionProblems({ flux: { retryInterval: d } }), d).toEqual([]);
+    }
+  });
+
+  it.each([
+    [{ flux: { namespace: 'KCP' } }, 'gitops.flux.namespace', 'E_GITOPS_NAME'],
+    [{ flux: { namespace: 'kcp.system' } }, 'gitops.flux.namespace', 'E_GITOPS_NAME'],
+    [{ flux: { namespace: 'a'.repeat(64) } }, 'gitops.flux.namespace', 'E_GITOPS_NAME'],
+    [{ flux: { sourceRef: { kind: 'GitRepository', name: 'Kyma_Fleet' } } }, 'gitops.flux.sourceRef.name', 'E_GITOPS_NAME'],
+    [{ flux: { sourceRef: { kind: 'GitRepository', name: 'x', namespace: '-flux' } } }, 'gitops.flux.sourceRef.namespace', 'E_GITOPS_NAME'],
+    [{ argocd: { namespace: 'Argo' } }, 'gitops.argocd.namespace', 'E_GITOPS_NAME'],
+    [{ argocd: { project: 'My Project' } }, 'gitops.argocd.project', 'E_GITOPS_NAME'],
+    [{ garden: { kubeConfigSecret: 'garden_kubeconfig' } }, 'gitops.garden.kubeConfigSecret', 'E_GITOPS_NAME'],
+  ])('refuses the bad name in %j', (options, at, code) => {
+    expect(codes(options)).toEqual([[at, code]]);
+  });
+
+  it('names the apimachinery rule in a name message', () => {
+    expect(gitopsOptionProblems({ flux: { namespace: 'KCP' } })[0]![2]).toBe(
+      "must be a DNS-1123 label: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?') (got \"KCP\")",
+    );
+  });
+
+  it.each([
+    [{ argocd: { enabled: true } }, [['gitops.argocd.repoURL', 'E_GITOPS_REQUIRED']]],
+    [{ argocd: { enabled: false } }, []],
+    [{ argocd: {} }, []],
+    [{ garden: { enabled: true } }, [['gitops.garden.kubeConfigSecret', 'E_GITOPS_REQUIRED']]],
+    [{ garden: { enabled: false } }, []],
+  ])('requires what an enabled feature needs: %j', (options, expected) => {
+    expect(codes(options)).toEqual(expected);
+  });
+
+  it('says what the missing repoURL is', () => {
+    expect(gitopsOptionProblems({ argocd: { enabled: true } })).toEqual([
+      [['gitops', 'argocd', 'repoURL'], 'E_GITOPS_REQUIRED', 'is required when argocd.enabled is true: the git URL of the repository that holds dist/'],
+    ]);
+  });
+
+  it.each([
+    ['https://github.com/acme/kyma-fleet.git'],
+    ['http://git.internal:8080/kyma/fleet'],
+    ['ssh://git@github.com/acme/kyma-fleet.git'],
+    ['git@github.com:acme/kyma-fleet.git'],
+    ['git://git.example/fleet.git'],
+  ])('accepts the repoURL %j', (repoURL) => {
+    expect(gitopsOptionProblems({ argocd: { enabled: true, repoURL } })).toEqual([]);
+  });
+
+  it.each([
+    ['github.com/acme/fleet', 'E_GITOPS_URL'],
+    ['ftp://example.com/fleet', 'E_GITOPS_URL'],
+    ['oci://registry.example/fleet', 'E_GITOPS_URL'],
+    ['https:///path-only', 'E_GITOPS_URL'],
+    ['https://github.com/acme/fleet.git?ref=main', 'E_GITOPS_URL'],
+    ['https://github.com/{{.name}}/fleet.git', 'E_GITOPS_URL'],
+    ['https://github.com/acme/my fleet.git', 'E_GITOPS_URL'],
+    ['https://user:s3cret@github.com/acme/fleet.git', 'E_SECRET_INLINE'],
+    ['https://ghp_token@github.com/acme/fleet.git', 'E_SECRET_INLINE'],
+    ['ssh://git:pw@github.com/acme/fleet.git', 'E_SECRET_INLINE'],
+  ])('refuses the repoURL %j', (repoURL, code) => {
+    expect(codes({ argocd: { repoURL } })).toEqual([['gitops.argocd.repoURL', code]]);
+  });
+
+  it('never echoes a credential', () => {
+    const [problem] = gitopsOptionProblems({ argocd: { repoURL: 'https://user:s3cret@github.com/acme/fleet.git' } });
+    expect(problem![2]).not.toContain('s3cret');
+    expect(problem![2]).toContain('user:***@github.com');
+  });
+
+  it.each([
+    [{ flux: { path: './dist' } }, []],
+    [{ flux: { path: 'dist' } }, []],
+    [{ flux: { path: './clusters/kcp/dist/' } }, []],
+    [{ flux: { path: '.' } }, []],
+    [{ flux: { path: '/dist' } }, [['gitops.flux.path', 'E_GITOPS_PATH']]],
+    [{ flux: { path: './../dist' } }, [['gitops.flux.path', 'E_GITOPS_PATH']]],
+    [{ flux: { path: 'a//b' } }, [['gitops.flux.path', 'E_GITOPS_PATH']]],
+    [{ flux: { path: './${DIST}' } }, [['gitops.flux.path', 'E_GITOPS_PATH']]],
+    [{ flux: { path: '' } }, [['gitops.flux.path', 'E_GITOPS_PATH']]],
+    [{ argocd: { path: 'dist' } }, []],
+    [{ argocd: { path: './dist' } }, [['gitops.argocd.path', 'E_GITOPS_PATH']]],
+    [{ argocd: { path: 'dist/*' } }, [['gitops.argocd.path', 'E_GITOPS_PATH']]],
+  ])('checks the path in %j', (options, expected) => {
+    expect(codes(options)).toEqual(expected);
+  });
+
+  it.each([
+    ['kyma-{{runtimeID}}', undefined],
+    ['{{name}}', undefined],
+    ['skr-{{name}}-{{runtimeID}}', undefined],
+    ['kyma', 'must contain {{name}} or {{runtimeID}}, or every runtime would be synced to the same cluster (got "kyma")'],
+    ['kyma-{{.runtimeID}}', 'unknown placeholder "{{.runtimeID}}"; use {{name}} or {{runtimeID}} (got "kyma-{{.runtimeID}}")'],
+    ['kyma-{{shoot}}', 'unknown placeholder "{{shoot}}"; use {{name}} or {{runtimeID}} (got "kyma-{{shoot}}")'],
+    ['kyma-{{name}', 'has an unclosed placeholder; use {{name}} or {{runtimeID}} (got "kyma-{{name}")'],
+    ['kyma-{name}', 'may use "{" and "}" only in the placeholders {{name}} and {{runtimeID}} (got "kyma-{name}")'],
+    ['kyma {{name}}', 'must be printable ASCII without spaces outside the placeholders (got "kyma {{name}}")'],
+  ])('checks the skrClusterName %j', (skrClusterName, message) => {
+    expect(gitopsOptionProblems({ argocd: { skrClusterName } })).toEqual(
+      message === undefined ? [] : [[['gitops', 'argocd', 'skrClusterName'], 'E_GITOPS_TEMPLATE', message]],
+    );
+  });
+
+  it.each([
+    [{ argocd: { targetRevision: 'main' } }, []],
+    [{ argocd: { targetRevision: 'release/1.2' } }, []],
+    [{ argocd: { targetRevision: '' } }, [['gitops.argocd.targetRevision', 'E_GITOPS_VALUE']]],
+    [{ argocd: { targetRevision: 'feature {{x}}' } }, [['gitops.argocd.targetRevision', 'E_GITOPS_VALUE']]],
+    [{ argocd: { kcpCluster: '{{.kcp}}' } }, [['gitops.argocd.kcpCluster', 'E_GITOPS_VALUE']]],
+    [{ argocd: { kcpCluster: 'in cluster' } }, [['gitops.argocd.kcpCluster', 'E_GITOPS_VALUE']]],
+  ])('checks go-template-safe literals in %j', (options, expected) => {
+    expect(codes(options)).toEqual(expected);
+  });
+
+  it('reports every problem of a file, not only the first', () => {
+    expect(
+      codes({
+        flux: { namespace: 'X', interval: '5s', path: '/abs' },
+        argocd: { enabled: true, skrClusterName: 'same' },
+        garden: { enabled: true },
+      }),
+    ).toEqual([
+      ['gitops.flux.namespace', 'E_GITOPS_NAME'],
+      ['gitops.flux.path', 'E_GITOPS_PATH'],
+      ['gitops.flux.interval', 'E_GITOPS_DURATION'],
+      ['gitops.argocd.repoURL', 'E_GITOPS_REQUIRED'],
+      ['gitops.argocd.skrClusterName', 'E_GITOPS_TEMPLATE'],
+      ['gitops.garden.kubeConfigSecret', 'E_GITOPS_REQUIRED'],
+    ]);
+  });
+
+  it('leaves values of the wrong type to the schema', () => {
+    expect(gitopsOptionProblems({ flux: { interval: 10, namespace: null, sourceRef: 'x' }, argocd: 'yes', garden: [] })).toEqual([]);
+    expect(gitopsOptionProblems(undefined)).toEqual([]);
+    expect(gitopsOptionProblems('gitops')).toEqual([]);
+  });
+});
+
+// What a real controller needs, as the docs state it (looked up through the docs search):
+// Flux kustomize.toolkit.fluxcd.io/v1 Kustomization, https://fluxcd.io/flux/components/kustomize/kustomizations/
+//   (fluxcd/kustomize-controller docs/spec/v1/kustomizations.md): metadata.name "must be a valid
+//   DNS subdomain name"; `.spec.interval` "is a required field", a Go duration; `.spec.prune`
+//   "is a required boolean field"; `.spec.sourceRef` "has two required fields: kind
+//   (GitRepository, OCIRepository, Bucket) and name", `.namespace` for cross-namespace sources;
+//   `.spec.kubeConfig.secretRef` "must exist in the same namespace as the Kustomization", bytes
+//   read from `.secretRef.key` (default `value` or `value.yaml`); `.spec.deletionPolicy` one of
+//   MirrorPrune, Delete, WaitForTermination, Orphan.
+// Argo CD argoproj.io/v1alpha1 ApplicationSet,
+//   https://argo-cd.readthedocs.io/en/stable/operator-manual/applicationset/applicationset-specification/,
+//   .../applicationset/Generators-Git/, .../applicationset/Template/,
+//   .../applicationset/Application-Deletion/: generators + template; the git generator needs
+//   repoURL, revision and files[].path; goTemplateOptions ["missingkey=error"] with goTemplate;
+//   the template is an Application: metadata.name, spec.project, spec.source {repoURL,
+//   targetRevision, path}, spec.destination {server or name}; `.syncPolicy.preserveResourcesOnDeletion`
+//   sits on the ApplicationSet spec; sync options ServerSideApply=true and CreateNamespace=false
+//   (https://argo-cd.readthedocs.io/en/release-2.5/user-guide/sync-options/).
+function fluxProblems(o: Rec, file: string): string[] {
+  const p: string[] = [];
+  const need = (ok: boolean, what: string): void => {
+    if (!ok) p.push(`${file}: ${what}`);
+  };
+  need(o.apiVersion === 'kustomize.toolkit.fluxcd.io/v1' && o.kind === 'Kustomization', 'apiVersion/kind');
+  need(isDNS1123Subdomain(o.metadata?.name ?? '') && o.metadata.name.length <= 63, 'metadata.name (DNS subdomain, a label value)');
+  need(isDNS1123Label(o.metadata?.namespace ?? ''), 'metadata.namespace');
+  need(typeof o.spec?.interval === 'string' && parseGoDuration(o.spec.interval).ok, 'spec.interval (Go duration)');
+  need(typeof o.spec?.prune === 'boolean', 'spec.prune (boolean)');
+  need(['GitRepository', 'OCIRepository', 'Bucket'].includes(o.spec?.sourceRef?.kind), 'spec.sourceRef.kind');
+  need(isDNS1123Subdomain(o.spec?.sourceRef?.name ?? ''), 'spec.sourceRef.name');
+  need(typeof o.spec?.path === 'string' && !o.spec.path.startsWith('/'), 'spec.path (relative)');
+  need(['MirrorPrune', 'Delete', 'WaitForTermination', 'Orphan'].includes(o.spec?.deletionPolicy), 'spec.deletionPolicy');
+  for (const k of ['retryInterval', 'timeout']) {
+    if (o.spec?.[k] !== undefined) need(parseGoDuration(o.spec[k]).ok, `spec.${k}`);
+  }
+  if (o.spec?.kubeConfig !== undefined) {
+    need(isDNS1123Subdomain(o.spec.kubeConfig.secretRef?.name ?? ''), 'spec.kubeConfig.secretRef.name');
+    need(o.spec.kubeConfig.secretRef?.key === 'config', 'spec.kubeConfig.secretRef.key (KIM writes "config"; Flux defaults to "value")');
+  }
+  need(o.spec?.postBuild === undefined, 'no spec.postBuild');
+  return p;
+}
+
+function appSetProblems(o: Rec, file: string): string[] {
+  const p: string[] = [];
+  const need = (ok: boolean, what: string): void => {
+    if (!ok) p.push(`${file}: ${what}`);
+  };
+  need(o.apiVersion === 'argoproj.io/v1alpha1' && o.kind === 'ApplicationSet', 'apiVersion/kind');
+  need(isDNS1123Subdomain(o.metadata?.name ?? '') && isDNS1123Label(o.metadata?.namespace ?? ''), 'metadata');
+  need(o.spec?.goTemplate === true && JSON.stringify(o.spec.goTemplateOptions) === '["missingkey=error"]', 'goTemplate');
+  need(Array.isArray(o.spec?.generators) && o.spec.generators.length === 1, 'spec.generators');
+  const git = o.spec?.generators?.[0]?.git;
+  need(typeof git?.repoURL === 'string' && typeof git?.revision === 'string', 'git generator repoURL and revision');
+  need(Array.isArray(git?.files) && git.files.every((f: Rec) => typeof f.path === 'string' && f.path.endsWith('/gitops/argocd/runtimes/*.json')), 'git generator files[].path');
+  need(o.spec?.syncPolicy?.preserveResourcesOnDeletion === true, 'spec.syncPolicy.preserveResourcesOnDeletion');
+  const t = o.spec?.template;
+  need(typeof t?.metadata?.name === 'string' && t.metadata.name !== '', 'template.metadata.name');
+  need(typeof t?.spec?.project === 'string', 'template.spec.project');
+  need(typeof t?.spec?.source?.repoURL === 'string' && typeof t.spec.source.path === 'string' && typeof t.spec.source.targetRevision === 'string', 'template.spec.source');
+  need(typeof t?.spec?.destination?.name === 'string' || typeof t?.spec?.destination?.server === 'string', 'template.spec.destination');
+  need(t?.spec?.syncPolicy?.syncOptions?.includes('ServerSideApply=true') && t.spec.syncPolicy.syncOptions.includes('CreateNamespace=false'), 'sync options');
+  need(typeof t?.spec?.syncPolicy?.automated?.prune === 'boolean' && t.spec.syncPolicy.automated.selfHeal === true, 'automated sync');
+  return p;
+}
+
+describe('controller requirements', () => {
+  const options = resolveGitopsOptions({ ...WRITTEN, garden: { enabled: true, kubeConfigSecret: 'garden-kubeconfig' } }, 'kcp-system');
+  const out = renderGitops([...RUNTIMES, { name: 'q'.repeat(63), runtimeID: 'd0b1c2d3-0000-4000-8000-000000000005', targets: ['skr', 'kcp', 'garden'] }], options);
+
+  it('every Flux Kustomization has what kustomize-controller requires', () => {
+    const problems: string[] = [];
+    let n = 0;
+    for (const [file, obj] of out) {
+      if (file.startsWith('gitops/flux/') && file !== 'gitops/flux/kustomization.yaml') {
+        problems.push(...fluxProblems(obj, file));
+        n++;
+      }
+    }
+    expect(n).toBe(8);
+    expect(problems).toEqual([]);
+  });
+
+  it('every ApplicationSet has what the ApplicationSet controller requires, and every parameter it uses exists', () => {
+    const problems: string[] = [];
+    const data = [...out].filter(([f]) => f.startsWith('gitops/argocd/runtimes/')).map(([, d]) => d);
+    for (const t of ['skr', 'kcp', 'garden']) {
+      const file = `gitops/argocd/applicationset-${t}.yaml`;
+      const set = out.get(file) as Rec;
+      problems.push(...appSetProblems(set, file));
+      const used = [...JSON.stringify(set.spec.template).matchAll(/\{\{\.([A-Za-z]+)\}\}/g)].map((m) => m[1]!);
+      const key = set.spec.generators[0].selector.matchExpressions[0].key as string;
+      for (const d of data.filter((x) => key in x)) {
+        for (const u of used) if (typeof d[u] !== 'string') problems.push(`${file}: ${d.name} lacks {{.${u}}}`);
+        expect(isDNS1123Label(d[key]), d[key]).toBe(true);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+const hasKubectl = kubectl.status === 0;
+
+describe.skipIf(!hasKubectl)('kubectl kustomize', () => {
+  const yamlOf = (obj: unknown): string =>
+    stringify(obj, { version: '1.1', aliasDuplicateObjects: false, lineWidth: 0, sortMapEntries: true });
+
+  function build(files: Map<string, Record<string, unknown>>, folder: string): unknown[] {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-fleet-gitops-'));
+    try {
+      for (const [rel, obj] of files) {
+        const file = path.join(dir, rel);
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, rel.endsWith('.json') ? `${JSON.stringify(obj, null, 2)}\n` : yamlOf(obj));
+      }
+      const res = spawnSync('kubectl', ['kustomize', path.join(dir, folder)], { encoding: 'utf8' });
+      expect(res.stderr).toBe('');
+      expect(res.status).toBe(0);
+      return parseAllDocuments(res.stdout).map((d) => d.toJS());
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  const options = resolveGitopsOptions({ ...WRITTEN, garden: { enabled: true, kubeConfigSecret: 'garden-kubeconfig' } }, 'kcp-system');
+  const out = renderGitops(RUNTIMES, options);
+
+  it('builds gitops/flux into every Kustomization, unchanged', () => {
+    const built = build(out, 'gitops/flux');
+    const expected = [...out].filter(([f]) => f.startsWith('gitops/flux/') && f !== 'gitops/flux/kustomization.yaml').map(([, o]) => o);
+    const key = (o: any): string => o.metadata.name;
+    expect([...built].sort((a: any, b: any) => key(a).localeCompare(key(b)))).toStrictEqual(
+      [...expected].sort((a: any, b: any) => key(a).localeCompare(key(b))),
+    );
+  });
+
+  it('builds gitops/argocd into the ApplicationSets only (the runtime JSON files are data)', () => {
+    const built = build(out, 'gitops/argocd') as Rec[];
+    expect(built.map((o) => o.metadata.name).sort()).toEqual(['kyma-fleet-garden', 'kyma-fleet-kcp', 'kyma-fleet-skr']);
+    expect(built.find((o) => o.metadata.name === 'kyma-fleet-skr')).toStrictEqual(out.get('gitops/argocd/applicationset-skr.yaml'));
+  });
+});
