@@ -98,6 +98,23 @@ export class FleetFixture {
   }
 }
 
+/**
+ * `fleet/<rel>:<line>:<col>` of the value after `key:` on the n-th line (1-based) containing `key:`
+ * in an example fleet file, so tests about provenance do not hard-code line numbers.
+ */
+export function exampleLocation(rel: string, key: string, occurrence = 1): string {
+  const lines = fs.readFileSync(path.join(EXAMPLE_FLEET, rel), 'utf8').split('\n');
+  let seen = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const at = lines[i]!.indexOf(`${key}:`);
+    if (at >= 0 && ++seen === occurrence) {
+      const after = lines[i]!.slice(at + key.length + 1);
+      return `fleet/${rel}:${i + 1}:${at + key.length + 2 + (after.length - after.trimStart().length)}`;
+    }
+  }
+  throw new Error(`${key}: not found ${occurrence} times in ${rel}`);
+}
+
 export function runBinary(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): RunResult {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd,
