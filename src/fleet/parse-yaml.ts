@@ -375,6 +375,9 @@ export function measureNestingDepth(text: string, limit = Infinity): { depth: nu
         while (raw[j] === ' ') j++;
       }
     }
+    // Quotes and brackets only count where a YAML node can start (line start, after "- ", ": ",
+    // or inside a flow collection); inside a plain scalar ("note: it's [1") they are text.
+    let nodeStart = inQuote === null;
     for (let k: number = inQuote === null ? i : 0; k < raw.length; k++) {
       const c: string = raw[k]!;
       if (inQuote !== null) {
@@ -385,18 +388,34 @@ export function measureNestingDepth(text: string, limit = Infinity): { depth: nu
         }
         continue;
       }
+      const next = raw[k + 1];
+      const spaceNext = next === undefined || next === ' ' || next === '\t';
+      if (c === ' ' || c === '\t') continue;
       if (c === '#' && (k === 0 || raw[k - 1] === ' ' || raw[k - 1] === '\t')) break;
       if (c === '"' || c === "'") {
-        const prev = k === 0 ? ' ' : raw[k - 1]!;
-        if (/[\s[{,:-]/.test(prev)) inQuote = c;
-        continue;
+        if (nodeStart) inQuote = c;
+        nodeStart = false;
+      } else if (c === '[' || c === '{') {
+        if (nodeStart || flow > 0) {
+          flow++;
+          const d = indents.length + lineDepth + flow;
+          if (d > best.depth) best = { depth: d, line: n + 1, col: k + 1 };
+          if (d > limit) return best;
+          nodeStart = true;
+        } else nodeStart = false;
+      } else if (c === ']' || c === '}') {
+        if (flow > 0) flow--;
+        nodeStart = false;
+      } else if ((c === ',' && flow > 0) || (c === ':' && (spaceNext || (flow > 0 && /[,[\]{}]/.test(next!))))) {
+        nodeStart = true;
+      } else if ((c === '-' || c === '?') && spaceNext && nodeStart) {
+        // block sequence entry or explicit key: a node may follow
+      } else if ((c === '&' || c === '!') && nodeStart) {
+        // anchor or tag property before a node: skip the token, a node still follows
+        while (k + 1 < raw.length && raw[k + 1] !== ' ' && raw[k + 1] !== '\t') k++;
+      } else {
+        nodeStart = false;
       }
-      if (c === '[' || c === '{') {
-        flow++;
-        const d = indents.length + lineDepth + flow;
-        if (d > best.depth) best = { depth: d, line: n + 1, col: k + 1 };
-        if (d > limit) return best;
-      } else if ((c === ']' || c === '}') && flow > 0) flow--;
     }
     const d = indents.length + lineDepth + flow;
     if (d > best.depth) best = { depth: d, line: n + 1, col: i + 1 };

@@ -16,9 +16,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXTENSIONS } from '../../src/extensions';
-import type { FleetModel, GroupDeclaration, Layer, RuntimeDeclaration } from '../../src/fleet/model';
+import type { FleetModel, FleetOptions, GroupDeclaration, Layer, RuntimeDeclaration } from '../../src/fleet/model';
+import { parseFleetYaml } from '../../src/fleet/parse-yaml';
 import { PositionIndex } from '../../src/fleet/positions';
 import { type Assignment, resolveFleet, type ResolvedRuntime } from '../../src/fleet/resolve';
+import { validateFleet } from '../../src/fleet/validate';
 
 const SEED = 0x6b6d7267; // "kmrg"
 const NUM_RUNS = 300;
@@ -107,6 +109,18 @@ const threeLayers = fc.tuple(listsLayer.map(enableExtensions), listsLayer, lists
 // ---------------------------------------------------------------------------------------------
 // Hand-built models
 
+/** The options of a Fleet that sets nothing, as the validator reads them (so new options need no edit here). */
+const FLEET_OPTIONS: FleetOptions = (() => {
+  const text = 'apiVersion: kyma-fleet.dev/v1alpha1\nkind: Fleet\nmetadata:\n  name: t\nspec:\n  defaults: {}\n';
+  const parsed = parseFleetYaml(Buffer.from(text), 'fleet/fleet.yaml');
+  const validated = validateFleet(
+    { root: '/virtual/fleet', displayRoot: 'fleet', fleet: { expectedKind: 'Fleet', relPath: 'fleet.yaml', file: 'fleet/fleet.yaml', data: parsed.data, positions: parsed.positions }, groups: [], runtimes: [], files: new Map(), diagnostics: [] },
+    { now: NOW, allowEmpty: true },
+  );
+  if (!validated.model) throw new Error(`empty fleet did not validate: ${JSON.stringify(validated.diagnostics)}`);
+  return validated.model.options;
+})();
+
 function layerOf(kind: Layer['kind'], name: string, settings: Rec, priority: number): Layer {
   const where = { defaults: ['fleet/fleet.yaml', ['spec', 'defaults']], group: [`fleet/groups/${name}.yaml`, ['spec', 'settings']], runtime: [`fleet/runtimes/${name}.yaml`, ['spec']] } as const;
   const [file, settingsPath] = where[kind];
@@ -145,7 +159,7 @@ function modelOf(defaults: Rec, groups: readonly GroupLayer[], runtime: Rec): Fl
     displayRoot: 'fleet',
     fleetFile: 'fleet/fleet.yaml',
     fleetPositions: new PositionIndex(),
-    options: { kcpNamespace: 'kcp-system', kimRegistryCacheSync: false, extensionModules: {}, policies: [], spec: {} },
+    options: FLEET_OPTIONS,
     defaults: layerOf('defaults', 'defaults', defaults, -Infinity),
     groups: groupDecls,
     runtimes: [rt],

@@ -27,7 +27,7 @@ import { type Diagnostic, hasErrors, normalizeDiagnostics } from '../../src/lib/
 import { EXAMPLE_FLEET, NOW } from '../helpers/fleet-fixture';
 
 const SEED = 0x0bde5eed;
-const NUM_RUNS = 120;
+const NUM_RUNS = 100;
 const now = new Date(NOW);
 
 type Rec = Record<string, unknown>;
@@ -113,6 +113,8 @@ interface GenRuntime {
   readonly name: string;
   readonly labels: Rec;
   readonly settings: Rec;
+  /** Reuses the runtime ID and Shoot of rt-0 (a duplicate error), where duplicates are written. */
+  readonly duplicate: boolean;
 }
 interface GenFleet {
   readonly defaults: Rec;
@@ -136,10 +138,17 @@ const fleetArb: fc.Arbitrary<GenFleet> = fc
       }),
       { minLength: 4, maxLength: 4 },
     ),
-    runtimes: fc.array(fc.record({ labels: fc.record({ tier: fc.constantFrom('dev', 'prod'), geo: fc.constantFrom('eu', 'us') }, { requiredKeys: [] }), settings: settingsArb }), {
-      minLength: 1,
-      maxLength: 4,
-    }),
+    runtimes: fc.array(
+      fc.record({
+        labels: fc.record({ tier: fc.constantFrom('dev', 'prod'), geo: fc.constantFrom('eu', 'us') }, { requiredKeys: [] }),
+        settings: settingsArb,
+        duplicate: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+      }),
+      {
+        minLength: 1,
+        maxLength: 4,
+      },
+    ),
   })
   .map(({ defaults, policy, groupNames, groups, runtimes }) => ({
     defaults,
@@ -149,7 +158,7 @@ const fleetArb: fc.Arbitrary<GenFleet> = fc
       const settings = g.copyOf !== undefined && g.copyOf !== i ? structuredClone(groups[g.copyOf]!.settings) : g.settings;
       return { name, priority: g.priority, selector: g.selector, settings };
     }),
-    runtimes: runtimes.map((r, i) => ({ name: `rt-${i}`, labels: r.labels, settings: r.settings })),
+    runtimes: runtimes.map((r, i) => ({ name: `rt-${i}`, labels: r.labels, settings: r.settings, duplicate: i > 0 && r.duplicate })),
   }));
 
 // ---------------------------------------------------------------------------------------------
@@ -158,7 +167,12 @@ const fleetArb: fc.Arbitrary<GenFleet> = fc
 const API = 'kyma-fleet.dev/v1alpha1';
 const PROFILE = fs.readFileSync(path.join(EXAMPLE_FLEET, 'profiles/falco-profile.yaml'));
 
-function documentsOf(f: GenFleet): Map<string, Rec> {
+/**
+ * The fleet's documents. `duplicates` writes the runtime ID and Shoot of rt-0 into runtimes marked
+ * `duplicate`. Only on disk: validateFleet reports a duplicate on whichever runtime it sees second,
+ * so its result depends on the order of LoadedFleet.runtimes, which loadFleet fixes by path.
+ */
+function documentsOf(f: GenFleet, duplicates: boolean): Map<string, Rec> {
   const docs = new Map<string, Rec>();
   docs.set('fleet.yaml', {
     apiVersion: API,
@@ -179,16 +193,17 @@ function documentsOf(f: GenFleet): Map<string, Rec> {
     });
   }
   f.runtimes.forEach((r, i) => {
+    const twin = duplicates && r.duplicate;
     docs.set(`runtimes/${r.name}.yaml`, {
       apiVersion: API,
       kind: 'KymaRuntime',
       metadata: { name: r.name, labels: r.labels },
       spec: {
-        runtimeID: `5c0ffee0-0000-4000-8000-${String(i + 1).padStart(12, '0')}`,
+        runtimeID: `5c0ffee0-0000-4000-8000-${String(twin ? 1 : i + 1).padStart(12, '0')}`,
         globalAccountID: 'ga-1',
         subaccountID: 'sa-1',
         region: 'eu-central-1',
-        shoot: { name: `c-${r.name}`, project: 'kyma-dev' },
+        shoot: { name: twin ? 'c-rt-0' : `c-${r.name}`, project: 'kyma-dev' },
         ...r.settings,
       },
     });
@@ -236,13 +251,14 @@ function reorder(value: unknown, rng: () => number, lists: boolean, key = ''): u
 }
 
 /** Writes the fleet to <cwd>/fleet, replacing what was there; with `rng`, in a permuted form. */
-function writeFleet(cwd: string, f: GenFleet, rng?: () => number): Map<string, string> {
+function writeFleet(cwd: string, f: GenFleet, options: { rng?: () => number; duplicates: boolean }): Map<string, string> {
+  const { rng, duplicates } = options;
   const root = path.join(cwd, 'fleet');
   fs.rmSync(root, { recursive: true, force: true });
   for (const dir of ['groups', 'runtimes', 'profiles']) fs.mkdirSync(path.join(root, dir), { recursive: true });
   fs.writeFileSync(path.join(root, 'profiles/falco-profile.yaml'), PROFILE);
   const texts = new Map<string, string>();
-  for (const [rel, doc] of documentsOf(f)) {
+  for (const [rel, doc] of documentsOf(f, duplicates)) {
     const text = stringify(rng ? reorder(doc, rng, true) : doc, { aliasDuplicateObjects: false, lineWidth: 0 });
     fs.writeFileSync(path.join(root, rel), text);
     texts.set(`fleet/${rel}`, text);
@@ -350,8 +366,8 @@ describe('resolution is independent of presentation order', () => {
   afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   /** How often the generated fleets hit the interesting cases (a vacuous run must not pass). */
-  const stats = { runs: 0, ok: 0, conflicts: 0, agreeingTies: 0, matchedGroups: 0, disabledEntries: 0 };
-  function count(c: CheckedFleet, f: GenFleet): void {
+  const stats = { runs: 0, ok: 0, conflicts: 0, agreeingTies: 0, matchedGroups: 0 };
+  function count(c: CheckedFleet): void {
     stats.runs++;
     if (c.ok) stats.ok++;
     if (c.diagnostics.some((d) => d.code === 'E_OVERRIDE_CONFLICT')) stats.conflicts++;
@@ -360,7 +376,6 @@ describe('resolution is independent of presentation order', () => {
       const prios = r.groups.map((g) => g.priority);
       if (prios.length !== new Set(prios).size && !c.diagnostics.some((d) => d.code === 'E_OVERRIDE_CONFLICT')) stats.agreeingTies++;
     }
-    if (JSON.stringify(f).includes('"enabled":false')) stats.disabledEntries++;
   }
 
   it('A: permuting groups, runtimes, files and map keys of the loaded fleet changes nothing, positions included', () => {
@@ -370,9 +385,9 @@ describe('resolution is independent of presentation order', () => {
     fc.assert(
       fc.property(fleetArb, fc.integer(), (f, seed) => {
         // GIVEN a random fleet on disk and its result with checkFleet
-        writeFleet(cwd, f);
+        writeFleet(cwd, f, { duplicates: false });
         const base = checkFleet({ fleetDir: 'fleet', cwd, now });
-        count(base, f);
+        count(base);
         // WHEN the loaded fleet is presented in another order (twice, with different permutations)
         const rng = mulberry32(seed);
         for (let i = 0; i < 2; i++) {
@@ -397,11 +412,12 @@ describe('resolution is independent of presentation order', () => {
     const cwdB = path.join(tmp, 'b2');
     fs.mkdirSync(cwdA);
     fs.mkdirSync(cwdB);
+    let duplicates = 0;
     fc.assert(
       fc.property(fleetArb, fc.integer(), (f, seed) => {
         // GIVEN a random fleet, written once as generated and once permuted
-        const textsA = writeFleet(cwdA, f);
-        const textsB = writeFleet(cwdB, f, mulberry32(seed));
+        const textsA = writeFleet(cwdA, f, { duplicates: true });
+        const textsB = writeFleet(cwdB, f, { rng: mulberry32(seed), duplicates: true });
         // WHEN both are checked
         const a = checkFleet({ fleetDir: 'fleet', cwd: cwdA, now });
         const b = checkFleet({ fleetDir: 'fleet', cwd: cwdB, now });
@@ -410,8 +426,11 @@ describe('resolution is independent of presentation order', () => {
         // AND in both, every assignment's position shows its value
         expectPositionsPointAtValues(a, textsA);
         expectPositionsPointAtValues(b, textsB);
+        if (a.diagnostics.some((d) => d.code === 'E_DUPLICATE_RUNTIME_ID')) duplicates++;
       }),
       { seed: SEED + 1, numRuns: NUM_RUNS },
     );
+    console.info(`[fast-check] resolution-order › fleets with a duplicate runtime ID: ${duplicates}/${NUM_RUNS}`);
+    expect(duplicates).toBeGreaterThan(0);
   });
 });
