@@ -5,7 +5,9 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode } from '../lib/diagnostics';
 import { packageVersion } from '../lib/version';
+import { diffCommand } from './commands/diff';
 import { explainCommand } from './commands/explain';
+import { synthCommand } from './commands/synth';
 import { validateCommand } from './commands/validate';
 import { UsageError } from './options';
 import { processStreams, type Streams } from './report';
@@ -18,6 +20,8 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
     .exitOverride()
     .configureOutput({ writeOut: streams.out, writeErr: streams.err });
   program.addCommand(validateCommand(streams, setExit));
+  program.addCommand(synthCommand(streams, setExit));
+  program.addCommand(diffCommand(streams, setExit));
   program.addCommand(explainCommand(streams, setExit));
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: streams.out, writeErr: streams.err });
   return program;

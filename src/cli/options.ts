@@ -18,6 +18,7 @@ export function evaluationTime(value: string | undefined, env: NodeJS.ProcessEnv
 }
 
 export const fleetOption = (): Option => new Option('--fleet <dir>', 'fleet config folder').default('fleet');
+export const outOption = (): Option => new Option('--out <dir>', 'output folder (rendered manifests)').default('dist');
 export const nowOption = (): Option =>
   new Option('--now <time>', 'evaluation time for version expiry checks (RFC 3339); default: SOURCE_DATE_EPOCH or the clock');
 

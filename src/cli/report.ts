@@ -2,6 +2,7 @@
 // `<file>:<line>:<col>:` form, plus GitHub Actions annotations when running there.
 
 import { type Diagnostic, formatDiagnostic } from '../lib/diagnostics';
+import type { Problem } from '../write/dist-writer';
 
 export interface Streams {
   readonly out: (text: string) => void;
@@ -49,4 +50,11 @@ export function countBySeverity(diagnostics: readonly Diagnostic[]): { errors: n
 
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** A problem of the output folder as a whole (lock, foreign files, mass removal). */
+export function printProblem(outDir: string, problem: Problem, streams: Streams): void {
+  streams.err(`${outDir}: error: ${problem.message} [${problem.code}]\n`);
+  for (const p of (problem.paths ?? []).slice(0, 20)) streams.err(`  ${p}\n`);
+  if (streams.env.GITHUB_ACTIONS === 'true') streams.out(`::error title=${problem.code}::${escapeAnnotation(problem.message)}\n`);
 }

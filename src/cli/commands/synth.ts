@@ -1,0 +1,68 @@
+// `kyma-fleet synth`: render the fleet into dist/ (atomically), or with --check only verify that
+// dist/ is what a synth would write (exit 3 when it is not).
+
+import { Command, Option } from 'commander';
+import { ExitCode } from '../../lib/diagnostics';
+import { isEmptyDiff } from '../../render/tree-diff';
+import { diffDist, synth } from '../../synth';
+import { evaluationTime, fleetOption, nowOption, outOption } from '../options';
+import { plural, printDiagnostics, printProblem, type Streams } from '../report';
+
+interface SynthFlags {
+  fleet: string;
+  out: string;
+  check?: boolean;
+  now?: string;
+  allowEmpty?: boolean;
+  allowMassRemoval?: boolean;
+}
+
+const MAX_LISTED = 50;
+
+export function synthCommand(streams: Streams, setExit: (code: number) => void): Command {
+  return new Command('synth')
+    .description('render the fleet into dist/ (Kyma CRs, extension config CRs, Runtime and Shoot fragments, GitOps wiring)')
+    .addOption(fleetOption())
+    .addOption(outOption())
+    .addOption(new Option('--check', 'write nothing; exit 3 when dist/ is not what synth would write'))
+    .addOption(new Option('--allow-mass-removal', 'allow removing more runtimes at once than Fleet spec.removalGuard.maxShare'))
+    .addOption(new Option('--allow-empty', 'accept a fleet without runtimes'))
+    .addOption(nowOption())
+    .addHelpText('after', '\nExamples:\n  kyma-fleet synth\n  kyma-fleet synth --check            # in CI: fails when dist/ is stale\n')
+    .action((flags: SynthFlags) => {
+      const options = {
+        fleetDir: flags.fleet,
+        outDir: flags.out,
+        cwd: streams.cwd,
+        now: evaluationTime(flags.now, streams.env),
+        allowEmpty: flags.allowEmpty,
+        allowMassRemoval: flags.allowMassRemoval,
+      };
+      if (flags.check) {
+        const r = diffDist(options);
+        printDiagnostics(r.diagnostics, streams);
+        if (!r.diff) return setExit(r.exitCode);
+        if (isEmptyDiff(r.diff)) {
+          streams.out(`${flags.out}: up to date (${plural(r.runtimes ?? 0, 'runtime')})\n`);
+          return setExit(ExitCode.Ok);
+        }
+        const files = [...r.diff.added.map((f) => `  added    ${f}`), ...r.diff.changed.map((f) => `  changed  ${f}`), ...r.diff.removed.map((f) => `  removed  ${f}`)];
+        streams.err(`${flags.out}: out of date: ${r.diff.added.length} added, ${r.diff.changed.length} changed, ${r.diff.removed.length} removed; run kyma-fleet synth\n`);
+        streams.err(files.slice(0, MAX_LISTED).join('\n') + (files.length > MAX_LISTED ? `\n  … ${files.length - MAX_LISTED} more` : '') + '\n');
+        return setExit(ExitCode.OutOfDate);
+      }
+      const r = synth(options);
+      printDiagnostics(r.diagnostics, streams);
+      if (r.problem) {
+        printProblem(flags.out, r.problem, streams);
+        return setExit(r.exitCode);
+      }
+      if (r.exitCode !== ExitCode.Ok) return setExit(r.exitCode);
+      streams.out(
+        r.changed
+          ? `${flags.out}: written (${plural(r.runtimes ?? 0, 'runtime')}, ${plural(r.written ?? 0, 'file')}${r.removed ? `, ${plural(r.removed, 'file')} removed` : ''})\n`
+          : `${flags.out}: up to date, nothing written (${plural(r.runtimes ?? 0, 'runtime')})\n`,
+      );
+      setExit(ExitCode.Ok);
+    });
+}

@@ -1,0 +1,35 @@
+// Reads the files kyma-fleet owns in an existing dist/ (those its index lists), for `synth
+// --check` and `diff`. Never follows a symlink out of dist/; a missing dist/ reads as empty.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { readDistIndex } from './index-file';
+
+export interface CurrentDist {
+  /** relPath -> content of every owned file that exists. */
+  readonly files: Map<string, string>;
+  /** True when dist/ exists but has no readable index (not written by kyma-fleet). */
+  readonly unowned: boolean;
+}
+
+export function readCurrentDist(outDir: string): CurrentDist {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(outDir);
+  } catch {
+    return { files: new Map(), unowned: false };
+  }
+  if (!stat.isDirectory()) return { files: new Map(), unowned: true };
+  const index = readDistIndex(outDir);
+  if (!index) return { files: new Map(), unowned: fs.readdirSync(outDir).length > 0 };
+  const files = new Map<string, string>();
+  for (const rel of Object.keys(index.files)) {
+    const abs = path.join(outDir, ...rel.split('/'));
+    try {
+      if (fs.lstatSync(abs).isFile()) files.set(rel, fs.readFileSync(abs, 'utf8'));
+    } catch {
+      // listed but gone: reported as a difference by the caller
+    }
+  }
+  return { files, unowned: false };
+}
