@@ -1,0 +1,434 @@
+// The write stage: replaces dist/ with a new tree atomically. Flux and Argo CD apply whatever is
+// committed in dist/, so a half-written tree, a stale file or a write through a symlink is a cluster
+// change nobody reviewed (PRODUCT.md "Output"; hostile-inputs H43, H53, H56-H59).
+//
+// Protocol (every step below runs under the lock `<outDir>.lock`):
+//   1. recover: `.dist.old-*` without dist/ -> rename it back; delete `.dist.tmp-*`, then `.dist.old-*`.
+//   2. inspect dist/: refuse a symlink, a non-folder, a folder without index, foreign files.
+//   3. no-op if the new tree equals dist/ byte for byte.
+//   4. build `.dist.tmp-<pid>-<rand>/tree/` with open(…, 'wx'), fsync every file and folder, then
+//      write `.dist.tmp-…/.complete` (the marker sits next to tree/, so it never reaches dist/).
+//   5. rename dist/ -> `.dist.old-<pid>-<rand>`, rename `.dist.tmp-…/tree` -> dist/, fsync the parent.
+//   6. delete the tmp folder and the old tree (renamed to a tmp name first, so an `.old-*` name always
+//      holds a whole tree, never a half-deleted one).
+// A crash before the first rename leaves the old dist/ (plus garbage that step 1 deletes); between
+// the renames, dist/ is missing and the old tree sits whole under `.dist.old-*`, which step 1 renames
+// back; after the second rename dist/ is the complete, fsynced new tree. The commit point is the
+// second rename; recovery only ever rolls back, so it never has to trust a tmp tree.
+
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { cmp } from '../lib/diagnostics';
+import { INDEX_FILE, isCode, loadIndex, serializeIndex, sha256, type DistIndex } from './index-file';
+import { acquireLock } from './lock';
+
+export { INDEX_FILE, readDistIndex, type DistIndex } from './index-file';
+
+export interface Problem {
+  code: string;
+  message: string;
+  paths?: string[];
+}
+
+export interface WriteRequest {
+  /** Absolute path of dist/. Its parent folder is created when missing. */
+  outDir: string;
+  /** relPath (forward slashes, no leading /, no '.' or '..' segments) -> UTF-8 content. */
+  files: ReadonlyMap<string, string>;
+  /** Called with the previous index (undefined when dist/ does not exist yet) after the lock is taken
+   *  and recovery ran, before anything is written; returning a Problem aborts with nothing changed. */
+  guard?: (previous: DistIndex | undefined) => Problem | undefined;
+}
+
+export type WriteResult =
+  | { ok: true; changed: boolean; written: number; removed: number /* files of the old tree not in the new one */ }
+  | { ok: false; problem: Problem; exitCode: 1 | 4 }; // 1 when the guard refused, 4 for lock/I/O/foreign files/symlink
+
+/** The marker written into the tmp folder (beside tree/) once the new tree is complete and fsynced. */
+const COMPLETE_MARKER = '.complete';
+const MAX_LISTED = 20;
+
+/**
+ * Replaces outDir with exactly `files` plus the index. Synchronous. Refusals and I/O failures are
+ * results (outDir unchanged); an invalid request (bad relPath, relative outDir) is a caller bug and
+ * throws, as does a throwing guard (the lock is released either way). `written` counts the files of
+ * `files` (the index not included); `removed` the files of the previous index not in `files`.
+ */
+export function writeDist(req: WriteRequest): WriteResult {
+  const tree = planTree(req.files);
+  const names = siblingNames(req.outDir);
+  const steps = new CrashPoints();
+  try {
+    fs.mkdirSync(names.parent, { recursive: true });
+    const lock = acquireLock(names.lock, names.display);
+    if (!lock.ok) return refuse(lock.problem, 4);
+    try {
+      return writeLocked(req, tree, names, steps);
+    } finally {
+      lock.release();
+    }
+  } catch (e) {
+    if (isErrno(e)) return refuse(ioProblem(e, names.display), 4);
+    throw e;
+  }
+}
+
+function writeLocked(req: WriteRequest, tree: Tree, names: Names, steps: CrashPoints): WriteResult {
+  const recovery = recover(names);
+  if (recovery) return refuse(recovery, 4);
+  const existing = inspect(names);
+  if ('code' in existing) return refuse(existing, 4);
+  const previous = existing.kind === 'tree' ? existing.index : undefined;
+  const refusal = req.guard?.(previous);
+  if (refusal) return refuse(refusal, 1);
+  if (existing.kind === 'tree' && sameTree(names.outDir, existing, tree)) {
+    return { ok: true, changed: false, written: 0, removed: 0 };
+  }
+  const removed = previous ? Object.keys(previous.files).filter((rel) => !tree.files.has(rel)).length : 0;
+  publish(names, tree, existing.kind !== 'missing', steps);
+  return { ok: true, changed: true, written: tree.files.size, removed };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The planned tree
+
+interface Tree {
+  files: Map<string, Buffer>; // without the index
+  dirs: string[]; // every folder the files need, parents first
+  indexText: string;
+}
+
+function planTree(files: ReadonlyMap<string, string>): Tree {
+  const out = new Map<string, Buffer>();
+  const dirs = new Set<string>();
+  for (const [rel, content] of [...files].sort((a, b) => cmp(a[0], b[0]))) {
+    const segments = rel.split('/');
+    if (typeof content !== 'string') throw new Error(`writeDist: content of ${JSON.stringify(rel)} is not a string`);
+    const bad =
+      rel === INDEX_FILE ||
+      /[\\\0]/.test(rel) ||
+      segments.some((s) => s === '' || s === '.' || s === '..');
+    if (bad) throw new Error(`writeDist: invalid output path ${JSON.stringify(rel)}`);
+    for (let i = 1; i < segments.length; i++) dirs.add(segments.slice(0, i).join('/'));
+    out.set(rel, Buffer.from(content, 'utf8'));
+  }
+  for (const d of dirs) {
+    if (out.has(d)) throw new Error(`writeDist: output path ${JSON.stringify(d)} is both a file and a folder`);
+  }
+  const indexText = serializeIndex([...out].map(([rel, buf]) => [rel, sha256(buf)] as const));
+  return { files: out, dirs: [...dirs].sort(cmp), indexText };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names next to outDir: the lock, tmp trees, old trees
+
+interface Names {
+  outDir: string;
+  parent: string;
+  display: string; // `dist/`
+  lock: string;
+  isTmp: (name: string) => boolean;
+  isOld: (name: string) => boolean;
+  fresh: (kind: 'tmp' | 'old') => string;
+}
+
+function siblingNames(outDir: string): Names {
+  if (typeof outDir !== 'string' || !path.isAbsolute(outDir)) {
+    throw new Error(`writeDist: outDir must be an absolute path, got ${JSON.stringify(outDir)}`);
+  }
+  const resolved = path.resolve(outDir);
+  const parent = path.dirname(resolved);
+  const base = path.basename(resolved);
+  if (base === '' || resolved === parent) throw new Error(`writeDist: outDir cannot be ${JSON.stringify(outDir)}`);
+  const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = (kind: string) => new RegExp(`^\\.${escaped}\\.${kind}-\\d+-[0-9a-f]{8}$`);
+  const tmp = pattern('tmp');
+  const old = pattern('old');
+  return {
+    outDir: resolved,
+    parent,
+    display: `${base}/`,
+    lock: `${resolved}.lock`,
+    isTmp: (n) => tmp.test(n),
+    isOld: (n) => old.test(n),
+    fresh: (kind) => path.join(parent, `.${base}.${kind}-${process.pid}-${randomBytes(4).toString('hex')}`),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recovery: finish what a killed run left behind
+
+function recover(names: Names): Problem | undefined {
+  const siblings = fs.readdirSync(names.parent).sort(cmp);
+  const olds = siblings.filter(names.isOld).map((n) => path.join(names.parent, n));
+  if (!lexists(names.outDir) && olds.length > 0) {
+    if (olds.length > 1) {
+      return {
+        code: 'E_DIST_RECOVERY',
+        message: `${names.display} is missing and several earlier trees exist (${olds.join(', ')}); rename the one to keep to ${names.outDir}`,
+        paths: olds,
+      };
+    }
+    fs.renameSync(olds.pop() as string, names.outDir); // the run died between its two renames
+    fsyncDir(names.parent);
+  }
+  for (const n of siblings.filter(names.isTmp)) fs.rmSync(path.join(names.parent, n), { recursive: true, force: true });
+  for (const old of olds) discard(names, old);
+  return undefined;
+}
+
+/** Deletes an old tree; renamed to a tmp name first so a crash never leaves a half-deleted `.old-*`. */
+function discard(names: Names, old: string): void {
+  const trash = names.fresh('tmp');
+  fs.renameSync(old, trash);
+  fs.rmSync(trash, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inspection of the existing dist/
+
+type Existing =
+  | { kind: 'missing' }
+  | { kind: 'empty' } // an empty folder without index
+  | { kind: 'tree'; index: DistIndex; indexText: string; files: string[]; dirs: string[] };
+
+function inspect(names: Names): Existing | Problem {
+  const { outDir, display } = names;
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(outDir);
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return { kind: 'missing' };
+    throw e;
+  }
+  if (st.isSymbolicLink()) {
+    return {
+      code: 'E_DIST_SYMLINK',
+      message: `${display} is a symlink (to ${fs.readlinkSync(outDir)}); kyma-fleet never writes through a symlink: replace it with a folder`,
+      paths: [outDir],
+    };
+  }
+  if (!st.isDirectory()) {
+    return { code: 'E_DIST_NOT_DIR', message: `${display} exists but is not a folder; move it away`, paths: [outDir] };
+  }
+  const { files, dirs, others } = walk(outDir);
+  const read = loadIndex(outDir);
+  if (read.kind === 'invalid') {
+    return { code: 'E_DIST_INDEX', message: `${display}${read.reason}; move ${display} away or empty it`, paths: [path.join(outDir, INDEX_FILE)] };
+  }
+  if (read.kind === 'missing') {
+    if (files.length + dirs.length + others.length === 0) return { kind: 'empty' };
+    return {
+      code: 'E_DIST_NOT_OWNED',
+      message: `${display} was not written by kyma-fleet (no ${INDEX_FILE}); move it away or empty it`,
+      paths: [outDir],
+    };
+  }
+  const owned = (rel: string) => rel === INDEX_FILE || Object.hasOwn(read.index.files, rel);
+  const special = new Set(others);
+  const foreign = [...files.filter((rel) => !owned(rel)), ...others].sort(cmp);
+  if (foreign.length > 0) {
+    const shown = foreign
+      .slice(0, MAX_LISTED)
+      .map((rel) => display + rel + (special.has(rel) ? ' (symlink or special file)' : ''));
+    const more = foreign.length > MAX_LISTED ? ` and ${foreign.length - MAX_LISTED} more` : '';
+    return {
+      code: 'E_DIST_FOREIGN',
+      message: `${display} holds ${foreign.length} entr${foreign.length === 1 ? 'y' : 'ies'} kyma-fleet did not write (not in ${INDEX_FILE}): ${shown.join(', ')}${more}; move them out of ${display}`,
+      paths: foreign.map((rel) => display + rel),
+    };
+  }
+  return { kind: 'tree', index: read.index, indexText: read.text, files, dirs };
+}
+
+/** Lists a folder without following symlinks: regular files, folders, and everything else. */
+function walk(root: string): { files: string[]; dirs: string[]; others: string[] } {
+  const files: string[] = [];
+  const dirs: string[] = [];
+  const others: string[] = [];
+  const visit = (rel: string) => {
+    for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        dirs.push(child);
+        visit(child);
+      } else if (entry.isFile()) files.push(child);
+      else others.push(child);
+    }
+  };
+  visit('');
+  return { files: files.sort(cmp), dirs: dirs.sort(cmp), others };
+}
+
+/** True when dist/ holds exactly the planned files and folders, byte for byte. */
+function sameTree(outDir: string, existing: Existing & { kind: 'tree' }, tree: Tree): boolean {
+  if (existing.indexText !== tree.indexText) return false;
+  if (existing.files.length !== tree.files.size + 1) return false;
+  if (existing.dirs.length !== tree.dirs.length || existing.dirs.some((d, i) => d !== tree.dirs[i])) return false;
+  for (const [rel, content] of tree.files) {
+    let actual: Buffer;
+    try {
+      actual = fs.readFileSync(path.join(outDir, rel));
+    } catch (e) {
+      if (isCode(e, 'ENOENT')) return false;
+      throw e;
+    }
+    if (!actual.equals(content)) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building the new tree and swapping it in
+
+function publish(names: Names, tree: Tree, hadOld: boolean, steps: CrashPoints): void {
+  const tmp = names.fresh('tmp');
+  const treeDir = path.join(tmp, 'tree');
+  try {
+    fs.mkdirSync(tmp);
+    fs.mkdirSync(treeDir);
+    for (const d of tree.dirs) fs.mkdirSync(path.join(treeDir, d));
+    for (const [rel, content] of tree.files) {
+      writeNewFile(path.join(treeDir, rel), content);
+      steps.tick();
+    }
+    writeNewFile(path.join(treeDir, INDEX_FILE), Buffer.from(tree.indexText, 'utf8'));
+    steps.tick();
+    for (const d of [...tree.dirs].reverse()) fsyncDir(path.join(treeDir, d));
+    fsyncDir(treeDir);
+    writeNewFile(path.join(tmp, COMPLETE_MARKER), Buffer.alloc(0));
+    fsyncDir(tmp);
+    steps.tick();
+  } catch (e) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+
+  const old = names.fresh('old');
+  try {
+    if (hadOld) {
+      fs.renameSync(names.outDir, old);
+      steps.tick();
+    }
+    try {
+      fs.renameSync(treeDir, names.outDir); // the commit point
+    } catch (e) {
+      if (hadOld) {
+        try {
+          fs.renameSync(old, names.outDir);
+        } catch {
+          throw Object.assign(e as Error, { stranded: old }); // the next run's recovery renames it back
+        }
+      }
+      throw e;
+    }
+  } catch (e) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+  fsyncDir(names.parent);
+  steps.tick();
+
+  // Tidying: the new tree is in place; whatever fails here, the next run's recovery deletes.
+  try {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    steps.tick();
+    if (hadOld) discard(names, old);
+  } catch {
+    // left for recovery
+  }
+}
+
+/** Creates a file that must not exist yet ('wx' never follows a symlink), writes and fsyncs it. */
+function writeNewFile(file: string, content: Buffer): void {
+  const fd = withPath(file, () => fs.openSync(file, 'wx'));
+  try {
+    withPath(file, () => {
+      for (let off = 0; off < content.length; ) off += fs.writeSync(fd, content, off);
+      fs.fsyncSync(fd);
+    });
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function fsyncDir(dir: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, 'r');
+  } catch (e) {
+    if (isCode(e, 'EISDIR')) return; // platforms that cannot open folders (Windows)
+    throw e;
+  }
+  try {
+    fs.fsyncSync(fd);
+  } catch (e) {
+    if (!isCode(e, 'EINVAL') && !isCode(e, 'ENOTSUP')) throw Object.assign(e as Error, { path: dir });
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Test-only fault injection: with KYMA_FLEET_CRASH_AFTER_WRITES=N the process SIGKILLs itself after
+ * its Nth write step. Steps, in order: each file of the new tree (index last), the marker, the rename
+ * of the old dist/ away, the rename of the new tree into place, removal of the tmp folder.
+ */
+class CrashPoints {
+  private readonly limit: number | undefined;
+  private count = 0;
+
+  constructor() {
+    const raw = process.env.KYMA_FLEET_CRASH_AFTER_WRITES;
+    this.limit = raw !== undefined && /^[1-9][0-9]*$/.test(raw) ? Number(raw) : undefined;
+  }
+
+  tick(): void {
+    if (this.limit !== undefined && ++this.count === this.limit) process.kill(process.pid, 'SIGKILL');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+function refuse(problem: Problem, exitCode: 1 | 4): WriteResult {
+  return { ok: false, problem, exitCode };
+}
+
+function isErrno(e: unknown): e is NodeJS.ErrnoException {
+  return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string';
+}
+
+function withPath<T>(file: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (isErrno(e) && e.path === undefined) e.path = file;
+    throw e;
+  }
+}
+
+function ioProblem(e: NodeJS.ErrnoException, display: string): Problem {
+  const what = e.message.split(',')[0]; // "ENOSPC: no space left on device"
+  const where = e.path ?? '(unknown path)';
+  const stranded = (e as { stranded?: string }).stranded;
+  const state = stranded
+    ? `${display} is now at ${stranded}; the next run moves it back`
+    : `${display} was left unchanged`;
+  return {
+    code: 'E_DIST_IO',
+    message: `${what} at ${where}${e.syscall ? ` (${e.syscall})` : ''}; ${state}`,
+    paths: [where],
+  };
+}
+
+function lexists(p: string): boolean {
+  try {
+    fs.lstatSync(p);
+    return true;
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return false;
+    throw e;
+  }
+}
