@@ -3,7 +3,7 @@
 
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
-import { type Diagnostic, hasErrors, normalizeDiagnostics } from '../lib/diagnostics';
+import { appendAll, type Diagnostic, hasErrors, normalizeDiagnostics } from '../lib/diagnostics';
 import { loadFleet } from './load';
 import type { FleetModel } from './model';
 import { resolveFleet, type ResolvedRuntime } from './resolve';
@@ -31,14 +31,15 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
   const extensions = options.extensions ?? EXTENSIONS;
   const loaded = loadFleet({ fleetDir: options.fleetDir, cwd: options.cwd, extensions });
   const validated = validateFleet(loaded, { now: options.now, allowEmpty: options.allowEmpty, extensions });
-  const diagnostics = [...validated.diagnostics];
+  const diagnostics: Diagnostic[] = [];
+  appendAll(diagnostics, validated.diagnostics);
   let runtimes: ResolvedRuntime[] = [];
   if (validated.model) {
     const resolved = resolveFleet(validated.model, extensions);
     runtimes = resolved.runtimes;
-    diagnostics.push(...resolved.diagnostics);
+    appendAll(diagnostics, resolved.diagnostics);
     // Cross-layer rules need every layer: with a broken group or default they would only cascade.
-    if (validated.model.complete) diagnostics.push(...checkResolved(validated.model, runtimes, extensions));
+    if (validated.model.complete) appendAll(diagnostics, checkResolved(validated.model, runtimes, extensions));
   }
   const sorted = normalizeDiagnostics(diagnostics);
   return { model: validated.model, runtimes, diagnostics: sorted, ok: !hasErrors(sorted) };

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EXTENSIONS } from '../extensions';
 import type { AuxFile, ExtensionPlugin } from '../extensions/types';
-import { type Diagnostic, cmp } from '../lib/diagnostics';
+import { appendAll, type Diagnostic, cmp } from '../lib/diagnostics';
 import { MAX_FILE_BYTES, parseFleetYaml } from './parse-yaml';
 import type { PositionIndex } from './positions';
 import type { FleetKind } from './schema';
@@ -125,7 +125,7 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
     if (!bytes) return undefined;
     const file = display(abs);
     const parsed = parseFleetYaml(bytes, file);
-    diagnostics.push(...parsed.diagnostics);
+    appendAll(diagnostics, parsed.diagnostics);
     if (parsed.data === undefined) return undefined;
     return { expectedKind, relPath: toSlash(path.relative(root, abs)), file, data: parsed.data, positions: parsed.positions };
   };

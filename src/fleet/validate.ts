@@ -4,7 +4,7 @@
 
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin, RuleReporter } from '../extensions/types';
-import { type Diagnostic, type DocPath, formatField, quote } from '../lib/diagnostics';
+import { appendAll, type Diagnostic, type DocPath, formatField, quote } from '../lib/diagnostics';
 import { isDNS1123Label } from '../lib/k8s-names';
 import { gitopsOptionProblems, resolveGitopsOptions } from '../render/gitops';
 import { type LabelSelector, labelKeyProblem, labelValueProblem, selectorProblems } from '../lib/labels';
@@ -49,7 +49,8 @@ export function reporterFor(file: string, positions: PositionIndex, base: DocPat
 
 export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): ValidationResult {
   const extensions = options.extensions ?? EXTENSIONS;
-  const diagnostics: Diagnostic[] = [...loaded.diagnostics];
+  const diagnostics: Diagnostic[] = [];
+  appendAll(diagnostics, loaded.diagnostics);
   // Complete = every layer above the runtimes is valid; an invalid runtime only drops itself.
   const runtimeFolder = `${loaded.displayRoot}/runtimes/`;
   let complete = !diagnostics.some((d) => d.severity === 'error' && !d.file.startsWith(runtimeFolder));
@@ -108,7 +109,7 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
         // The data is malformed in a way the schema already reported.
       }
       const refused = (f: string): boolean => schemaFields.some((s) => f === s || f.startsWith(s + '.') || f.startsWith(s + '['));
-      diagnostics.push(...sink.filter((d) => !refused(d.field)));
+      appendAll(diagnostics, sink.filter((d) => !refused(d.field)));
       return;
     }
     runLayerRules(layer, diagnostics);
@@ -259,7 +260,7 @@ function checkDocument(doc: LoadedDocument, extensions: readonly ExtensionPlugin
   const schemaDiags = checkDocumentSchema(doc.expectedKind as FleetKind, rec, doc.file, doc.positions, extensions).filter(
     (d) => !(d.code === 'E_UNKNOWN_FIELD' && secretPaths.has(d.field)),
   );
-  sink.push(...schemaDiags);
+  appendAll(sink, schemaDiags);
   if (schemaDiags.length > 0 || !ok) return { data: rec, valid: false, schemaFields: schemaDiags.map((d) => d.field) };
 
   const meta = rec.metadata as Rec;

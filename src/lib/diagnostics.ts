@@ -99,3 +99,8 @@ export function quote(value: unknown, max = 80): string {
   }
   return s.length > max ? `${s.slice(0, max - 4)}…${s.slice(-3)}` : s;
 }
+
+/** Appends without spreading: `push(...items)` overflows the stack past ~120,000 items. */
+export function appendAll<T>(target: T[], items: Iterable<T>): void {
+  for (const item of items) target.push(item);
+}
