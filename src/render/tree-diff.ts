@@ -30,8 +30,11 @@ export function diffTrees(current: ReadonlyMap<string, string>, next: ReadonlyMa
   const removed: string[] = [];
   const changed: string[] = [];
   const patches = new Map<string, string>();
+  // git-style headers: no "===" separator line, no tab after the file names
   const patch = (file: string, before: string, after: string): string =>
-    createTwoFilesPatch(before === '' ? '/dev/null' : `a/${file}`, after === '' ? '/dev/null' : `b/${file}`, before, after, '', '', { context: 3 });
+    createTwoFilesPatch(before === '' ? '/dev/null' : `a/${file}`, after === '' ? '/dev/null' : `b/${file}`, before, after, undefined, undefined, { context: 3 })
+      .replace(/^=+\n/, '')
+      .replace(/^(---|\+\+\+) (.*?)\t?$/gm, '$1 $2');
   for (const [file, content] of next) {
     const old = current.get(file);
     if (old === undefined) {
