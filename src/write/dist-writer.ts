@@ -11,10 +11,12 @@
 //   5. rename dist/ -> `.dist.old-<pid>-<rand>`, rename `.dist.tmp-…/tree` -> dist/, fsync the parent.
 //   6. delete the tmp folder and the old tree (renamed to a tmp name first, so an `.old-*` name always
 //      holds a whole tree, never a half-deleted one).
-// A crash before the first rename leaves the old dist/ (plus garbage that step 1 deletes); between
-// the renames, dist/ is missing and the old tree sits whole under `.dist.old-*`, which step 1 renames
-// back; after the second rename dist/ is the complete, fsynced new tree. The commit point is the
-// second rename; recovery only ever rolls back, so it never has to trust a tmp tree.
+// Why a crash at any instant is safe: before the first rename dist/ is the old tree (plus garbage
+// that step 1 deletes); between the renames dist/ is missing and the old tree sits whole under
+// `.dist.old-*`, which step 1 renames back; after the second rename (the commit point) dist/ is the
+// complete, fsynced new tree. Recovery only ever rolls back, so it never has to trust a tmp tree;
+// the marker is not what makes this safe, it records that tree/ was complete and fsynced before the
+// swap (a leftover tmp can be told from a torn one) and would allow a roll-forward later.
 
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -327,11 +329,12 @@ function publish(names: Names, tree: Tree, hadOld: boolean, steps: CrashPoints):
     fs.rmSync(tmp, { recursive: true, force: true });
     throw e;
   }
-  fsyncDir(names.parent);
-  steps.tick();
 
-  // Tidying: the new tree is in place; whatever fails here, the next run's recovery deletes.
+  // Tidying: the new tree is in place, so nothing below may report failure; whatever is left
+  // here, the next run's recovery deletes.
   try {
+    fsyncDir(names.parent);
+    steps.tick();
     fs.rmSync(tmp, { recursive: true, force: true });
     steps.tick();
     if (hadOld) discard(names, old);

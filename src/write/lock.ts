@@ -14,17 +14,29 @@ interface LockInfo {
   startedAt: string;
 }
 
+/** How long an empty lock file may stay empty before it counts as left by a killed run. */
+const EMPTY_LOCK_GRACE_MS = 200;
+
 export type LockResult = { ok: true; release: () => void } | { ok: false; problem: Problem };
 
 /** Takes the lock or says who holds it. I/O errors other than "exists" throw. */
 export function acquireLock(lockPath: string, display: string): LockResult {
   const mine: LockInfo = { pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() };
   const text = `${JSON.stringify(mine)}\n`;
+  let waited = false;
   // A few rounds: the holder may release, or a stale lock may be taken over, between our steps.
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < 4; round++) {
     if (create(lockPath, text)) return { ok: true, release: () => release(lockPath, text) };
     const held = readText(lockPath);
     if (held === undefined) continue; // released meanwhile
+    if (held === '') {
+      // Creating and filling the lock are two steps; a lock still empty after a grace period is
+      // what a run killed between them leaves behind.
+      if (!waited) sleep(EMPTY_LOCK_GRACE_MS);
+      else takeOver(lockPath, held);
+      waited = true;
+      continue;
+    }
     const holder = parseLock(held);
     if (!holder) {
       return refuse(lockPath, `${display} is locked, but the lock file ${lockPath} is unreadable; delete it if no kyma-fleet run is active`);
@@ -110,6 +122,10 @@ function isAlive(pid: number): boolean {
   } catch (e) {
     return !isCode(e, 'ESRCH'); // EPERM: alive, owned by another user
   }
+}
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function readText(file: string): string | undefined {
