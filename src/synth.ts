@@ -28,7 +28,7 @@ export interface Rendering {
 
 /** Validates and renders in memory; `files` is set only when the fleet is valid. */
 export function renderOnly(options: SynthOptions): Rendering {
-  const checked = checkFleet({ fleetDir: options.fleetDir, cwd: options.cwd, now: options.now, allowEmpty: options.allowEmpty });
+  const checked = checkFleet({ fleetDir: options.fleetDir, cwd: options.cwd, now: options.now, allowEmpty: options.allowEmpty, previousDist: options.outDir });
   if (!checked.ok || !checked.model) return { exitCode: ExitCode.InvalidInput, diagnostics: checked.diagnostics };
   const rendered = renderFleet(checked.model, checked.runtimes);
   const diagnostics = [...checked.diagnostics, ...rendered.diagnostics];

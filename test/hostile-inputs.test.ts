@@ -14,6 +14,10 @@ describe('hostile inputs', () => {
   it.each(CATALOGUE.map((c) => [`${c.id} ${c.title}`, c] as const))('%s', async (_name, c) => {
     // GIVEN the example fleet with the hostile change
     fx = FleetFixture.example();
+    if (c.renderedBefore) {
+      for (const [rel, content] of Object.entries(c.renderedBefore)) fx.write(rel, content);
+      expect((await fx.run(['synth', '--now', '2026-11-22T00:00:00Z'])).code).toBe(0);
+    }
     for (const [rel, content] of Object.entries(c.files ?? {})) {
       if (content === null) fx.remove(rel);
       else fx.write(rel, content);

@@ -132,6 +132,17 @@ export interface ExtensionPlugin<State = unknown> {
     env: RuleEnvironment<State> & { readonly runtime: RuntimeIdentity },
   ): void;
   /**
+   * Rules about changing from the previous render to this one (immutable fields), for an enabled
+   * extension. `previous` holds the runtime's manifests of the last synth's skr/ folder (empty on
+   * the first render). Paths index keyed lists by position, as in validateResolved.
+   */
+  validateTransition?(
+    value: Record<string, unknown>,
+    previous: readonly Record<string, unknown>[],
+    reporter: RuleReporter,
+    env: RuleEnvironment<State> & { readonly runtime: RuntimeIdentity },
+  ): void;
+  /**
    * Defaults the product writes out (e.g. the admission defaults of the Falco mutator), for the
    * resolved settings of an enabled extension. Returns an object of default values; the resolver
    * fills them in where no layer set a value (maps recursively, lists only when absent or empty)

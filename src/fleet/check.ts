@@ -4,7 +4,9 @@
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
 import { appendAll, type Diagnostic, hasErrors, normalizeDiagnostics } from '../lib/diagnostics';
+import * as path from 'node:path';
 import { loadFleet } from './load';
+import { loadPreviousRender } from './load-previous';
 import type { FleetModel } from './model';
 import { resolveFleet, type ResolvedRuntime } from './resolve';
 import { checkResolved } from './resolved-rules';
@@ -16,6 +18,8 @@ export interface CheckOptions {
   readonly now: Date;
   readonly allowEmpty?: boolean;
   readonly extensions?: readonly ExtensionPlugin<any>[];
+  /** dist/ of the previous render, for transition rules (immutable fields); ignored when absent. */
+  readonly previousDist?: string;
 }
 
 export interface CheckedFleet {
@@ -39,7 +43,10 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
     runtimes = resolved.runtimes;
     appendAll(diagnostics, resolved.diagnostics);
     // Cross-layer rules need every layer: with a broken group or default they would only cascade.
-    if (validated.model.complete) appendAll(diagnostics, checkResolved(validated.model, runtimes, extensions));
+    if (validated.model.complete) {
+      const previous = options.previousDist ? loadPreviousRender(path.resolve(options.cwd ?? process.cwd(), options.previousDist)) : undefined;
+      appendAll(diagnostics, checkResolved(validated.model, runtimes, extensions, previous));
+    }
   }
   const sorted = normalizeDiagnostics(diagnostics);
   return { model: validated.model, runtimes, diagnostics: sorted, ok: !hasErrors(sorted) };

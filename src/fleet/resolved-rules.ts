@@ -19,10 +19,14 @@ function locate(resolved: ResolvedRuntime, segments: readonly string[]): Pick<Di
   return { file: resolved.runtime.file, line: pos.line, col: pos.col, field: 'metadata.name' };
 }
 
+/** The previous render's SKR manifests per runtime name (for transition rules). */
+export type PreviousRender = ReadonlyMap<string, readonly Record<string, unknown>[]>;
+
 export function checkResolved(
   model: FleetModel,
   runtimes: readonly ResolvedRuntime[],
   extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS,
+  previous: PreviousRender = new Map(),
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
   const specs = keyedListsOf(extensions);
@@ -51,7 +55,7 @@ export function checkResolved(
         });
       }
       const plugin = extensions.find((e) => e.name === name);
-      if (ext.state !== 'enabled' || !plugin?.validateResolved) continue;
+      if (ext.state !== 'enabled' || !plugin) continue;
       const reporter: RuleReporter = {
         report(path, code, message, options) {
           const where = locate(r, toResolvedSegments(ext.config, name, path, specs));
@@ -59,12 +63,15 @@ export function checkResolved(
           out.push({ severity: options?.severity ?? 'error', code, file: where.file, line: where.line, col: where.col, field: where.field, message: message + suffix });
         },
       };
-      plugin.validateResolved(ext.config, reporter, {
+      const env = {
         state: model.extensionState.get(name),
         files: model.files,
         now: model.now,
         runtime: { name: r.runtime.name, runtimeID: r.runtime.runtimeID },
-      });
+      };
+      plugin.validateResolved?.(ext.config, reporter, env);
+      const before = previous.get(r.runtime.name);
+      if (before && plugin.validateTransition) plugin.validateTransition(ext.config, before, reporter, env);
     }
   }
   return out;

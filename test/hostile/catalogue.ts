@@ -9,6 +9,8 @@ export interface HostileCase {
   readonly files?: Readonly<Record<string, string | Uint8Array | null>>;
   /** Symlinks to create: fleet-relative path -> target (absolute or relative). */
   readonly symlinks?: Readonly<Record<string, string>>;
+  /** Files to write and synth into dist/ BEFORE `files` are applied (the previous render). */
+  readonly renderedBefore?: Readonly<Record<string, string>>;
   readonly args?: readonly string[];
   /** Expected exit code (default 1). */
   readonly exit?: number;
@@ -133,6 +135,13 @@ export const CATALOGUE: readonly HostileCase[] = [
   { id: 'H29', title: 'invalid durations', files: bad('  extensions:\n    registry-cache:\n      caches:\n        - upstream: docker.io\n          garbageCollection:\n            ttl: 7d\n        - upstream: quay.io\n          garbageCollection:\n            ttl: -1h\n'), expect: [
       "fleet/runtimes/bad.yaml:18:18: error at extensions.registry-cache.caches[0].garbageCollection.ttl: time: unknown unit \"d\" in duration \"7d\" (got \"7d\") [E_DURATION]",
       "fleet/runtimes/bad.yaml:21:18: error at extensions.registry-cache.caches[1].garbageCollection.ttl: ttl must be a non-negative duration (got \"-1h\") [E_DURATION]",
+    ] },
+  { id: 'H28', title: 'size and storage class change of an already rendered cache', renderedBefore: bad('  extensions:\n    registry-cache:\n      caches:\n        - upstream: quay.io\n          volume:\n            size: 10Gi\n'), files: bad('  extensions:\n    registry-cache:\n      caches:\n        - upstream: quay.io\n          volume:\n            size: 20Gi\n            storageClassName: fast\n'), expect: [
+      "fleet/runtimes/bad.yaml:18:19: error at extensions.registry-cache.caches[0].volume.size: Invalid value: \"20Gi\": field is immutable (the last synth rendered \"10Gi\"); to change it, remove the cache in one synth and add it again in a later one (its cached images are lost) [E_IMMUTABLE_FIELD]",
+      "fleet/runtimes/bad.yaml:19:31: error at extensions.registry-cache.caches[0].volume.storageClassName: Invalid value: \"fast\": field is immutable (the last synth rendered nothing); to change it, remove the cache in one synth and add it again in a later one (its cached images are lost) [E_IMMUTABLE_FIELD]",
+    ] },
+  { id: 'H30', title: 'garbage collection switched back on', renderedBefore: bad('  extensions:\n    registry-cache:\n      caches:\n        - upstream: quay.io\n          garbageCollection:\n            ttl: 0s\n'), files: bad('  extensions:\n    registry-cache:\n      caches:\n        - upstream: quay.io\n          garbageCollection:\n            ttl: 24h\n'), expect: [
+      "fleet/runtimes/bad.yaml:18:18: error at extensions.registry-cache.caches[0].garbageCollection.ttl: garbage collection cannot be enabled (ttl > 0) once it is disabled (ttl = 0); to change it, remove the cache in one synth and add it again in a later one (its cached images are lost) [E_GC_REENABLE]",
     ] },
   { id: 'H31', title: 'explicit tags', files: bad('  channel: !!binary aGVsbG8=\n'), expect: [
       "fleet/runtimes/bad.yaml:13:12: error: YAML tags are not allowed [E_TAG_FORBIDDEN]",

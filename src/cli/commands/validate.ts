@@ -3,12 +3,13 @@
 import { Command, Option } from 'commander';
 import { checkFleet } from '../../fleet/check';
 import { ExitCode } from '../../lib/diagnostics';
-import { evaluationTime, fleetOption, nowOption, outputOption } from '../options';
+import { evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
 import { countBySeverity, plural, printDiagnostics, type Streams } from '../report';
 
 interface ValidateFlags {
   fleet: string;
   output: 'text' | 'json';
+  out: string;
   now?: string;
   allowEmpty?: boolean;
 }
@@ -18,6 +19,7 @@ export function validateCommand(streams: Streams, setExit: (code: number) => voi
     .description('check the fleet: YAML, schema, admission rules of the extensions, layering')
     .addOption(fleetOption())
     .addOption(outputOption(['text', 'json']))
+    .addOption(new Option('--out <dir>', 'previous render; immutable fields are checked against it').default('dist'))
     .addOption(nowOption())
     .addOption(new Option('--allow-empty', 'accept a fleet without runtimes'))
     .addHelpText('after', '\nExamples:\n  kyma-fleet validate\n  kyma-fleet validate --fleet ../landscape/fleet --output json\n')
@@ -25,6 +27,7 @@ export function validateCommand(streams: Streams, setExit: (code: number) => voi
       const result = checkFleet({
         fleetDir: flags.fleet,
         cwd: streams.cwd,
+        previousDist: flags.out,
         now: evaluationTime(flags.now, streams.env),
         allowEmpty: flags.allowEmpty,
       });

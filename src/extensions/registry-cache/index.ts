@@ -4,6 +4,7 @@
 import type { ExtensionPlugin } from '../types';
 import { registryCacheDefaults } from './defaults';
 import { renderRegistryCache } from './render';
+import { validateRegistryCacheTransition } from './transition';
 import { validateLayer, validateResolved } from './rules';
 import { registryCacheSchema } from './schema';
 
@@ -17,6 +18,7 @@ export const registryCacheExtension: ExtensionPlugin = {
   keyedLists: [{ path: ['caches'], key: 'upstream' }],
   validateLayer,
   validateResolved,
+  validateTransition: validateRegistryCacheTransition,
   defaults: registryCacheDefaults,
   render: renderRegistryCache,
 };
