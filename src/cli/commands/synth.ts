@@ -6,7 +6,7 @@ import { ExitCode } from '../../lib/diagnostics';
 import { isEmptyDiff } from '../../render/tree-diff';
 import { diffDist, synth } from '../../synth';
 import { evaluationTime, fleetOption, nowOption, outOption } from '../options';
-import { plural, printDiagnostics, printProblem, type Streams } from '../report';
+import { countBySeverity, plural, printDiagnostics, printProblem, type Streams } from '../report';
 
 interface SynthFlags {
   fleet: string;
@@ -41,7 +41,10 @@ export function synthCommand(streams: Streams, setExit: (code: number) => void):
       if (flags.check) {
         const r = diffDist(options);
         printDiagnostics(r.diagnostics, streams);
-        if (!r.diff) return setExit(r.exitCode);
+        if (!r.diff) {
+          streams.err(`${flags.fleet}: ${plural(countBySeverity(r.diagnostics).errors, 'error')}\n`);
+          return setExit(r.exitCode);
+        }
         if (isEmptyDiff(r.diff)) {
           streams.out(`${flags.out}: up to date (${plural(r.runtimes ?? 0, 'runtime')})\n`);
           return setExit(ExitCode.Ok);
@@ -57,7 +60,10 @@ export function synthCommand(streams: Streams, setExit: (code: number) => void):
         printProblem(flags.out, r.problem, streams);
         return setExit(r.exitCode);
       }
-      if (r.exitCode !== ExitCode.Ok) return setExit(r.exitCode);
+      if (r.exitCode !== ExitCode.Ok) {
+        streams.err(`${flags.fleet}: ${plural(countBySeverity(r.diagnostics).errors, 'error')}; ${flags.out}/ left unchanged\n`);
+        return setExit(r.exitCode);
+      }
       streams.out(
         r.changed
           ? `${flags.out}: written (${plural(r.runtimes ?? 0, 'runtime')}, ${plural(r.written ?? 0, 'file')}${r.removed ? `, ${plural(r.removed, 'file')} removed` : ''})\n`
