@@ -148,7 +148,7 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
       const abs = path.join(dir, entry.name);
       if (isLitter(entry.name)) continue;
       if (entry.isDirectory()) {
-        problem('E_IGNORED_FILE', abs, `subfolders of ${folder}/ are not read`, 'warning');
+        problem('W_IGNORED_FILE', abs, `subfolders of ${folder}/ are not read`, 'warning');
         continue;
       }
       if (entry.name.endsWith('.yml')) {
@@ -156,7 +156,7 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
         continue;
       }
       if (!entry.name.endsWith('.yaml')) {
-        problem('E_IGNORED_FILE', abs, `only *.yaml files are read in ${folder}/; this file is ignored`, 'warning');
+        problem('W_IGNORED_FILE', abs, `only *.yaml files are read in ${folder}/; this file is ignored`, 'warning');
         continue;
       }
       const doc = loadDocument(abs, kind);

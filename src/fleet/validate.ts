@@ -67,7 +67,11 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
   const fleetSpec = (fleetData?.spec as Rec | undefined) ?? {};
   const fleetFile = loaded.fleet?.file ?? `${loaded.displayRoot}/fleet.yaml`;
   const fleetPositions = loaded.fleet?.positions;
+  const beforeOptions = diagnostics.length;
   const optionsOfFleet = fleetData && fleetPositions ? readFleetOptions(fleetSpec, extensions, reporterFor(fleetFile, fleetPositions, ['spec'], diagnostics)) : undefined;
+  // A broken fleet-wide option (e.g. a policy naming an unknown extension) would cascade into
+  // every runtime's cross-layer checks; report it alone.
+  if (diagnostics.slice(beforeOptions).some((d) => d.severity === 'error')) complete = false;
   const fleetOptions = optionsOfFleet ?? readFleetOptions({}, extensions, { report() {} });
   const extensionModules = new Map<string, string>();
   for (const e of extensions) {
