@@ -3,7 +3,6 @@
 
 import type { ExtensionPlugin } from '../types';
 import { registryCacheDefaults } from './defaults';
-import { renderRegistryCache } from './render';
 import { validateRegistryCacheTransition } from './transition';
 import { validateLayer, validateResolved } from './rules';
 import { registryCacheSchema } from './schema';
@@ -20,5 +19,6 @@ export const registryCacheExtension: ExtensionPlugin = {
   validateResolved,
   validateTransition: validateRegistryCacheTransition,
   defaults: registryCacheDefaults,
-  render: renderRegistryCache,
+  // cdk8s and the generated types load only when rendering: validate stays light.
+  render: (input) => (require('./render') as typeof import('./render')).renderRegistryCache(input as never),
 };
