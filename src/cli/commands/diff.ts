@@ -4,8 +4,7 @@
 import { Command } from 'commander';
 import { ExitCode } from '../../lib/diagnostics';
 import { formatDiffJson, formatDiffMarkdown, formatDiffText } from '../../render/tree-diff';
-// The render stack (cdk8s, charts) loads only when the command runs: validate stays light.
-const pipeline = (): typeof import('../../synth') => require('../../synth') as typeof import('../../synth');
+import { diffDist } from '../../synth';
 import { evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
 import { printDiagnostics, type Streams } from '../report';
 
@@ -25,7 +24,7 @@ export function diffCommand(streams: Streams, setExit: (code: number) => void): 
     .addOption(nowOption())
     .addHelpText('after', '\nExamples:\n  kyma-fleet diff\n  kyma-fleet diff --output markdown > comment.md\n')
     .action((flags: DiffFlags) => {
-      const r = pipeline().diffDist({ fleetDir: flags.fleet, outDir: flags.out, cwd: streams.cwd, now: evaluationTime(flags.now, streams.env), allowEmpty: true });
+      const r = diffDist({ fleetDir: flags.fleet, outDir: flags.out, cwd: streams.cwd, now: evaluationTime(flags.now, streams.env), allowEmpty: true });
       printDiagnostics(r.diagnostics, streams);
       if (!r.diff) return setExit(r.exitCode);
       const format = { text: () => formatDiffText(r.diff!, flags.out), json: () => formatDiffJson(r.diff!), markdown: () => formatDiffMarkdown(r.diff!) }[flags.output];

@@ -4,8 +4,7 @@
 import { Command, Option } from 'commander';
 import { ExitCode } from '../../lib/diagnostics';
 import { isEmptyDiff } from '../../render/tree-diff';
-// The render stack (cdk8s, charts) loads only when the command runs: validate stays light.
-const pipeline = (): typeof import('../../synth') => require('../../synth') as typeof import('../../synth');
+import { diffDist, synth } from '../../synth';
 import { evaluationTime, fleetOption, nowOption, outOption } from '../options';
 import { countBySeverity, plural, printDiagnostics, printProblem, type Streams } from '../report';
 
@@ -40,7 +39,7 @@ export function synthCommand(streams: Streams, setExit: (code: number) => void):
         allowMassRemoval: flags.allowMassRemoval,
       };
       if (flags.check) {
-        const r = pipeline().diffDist(options);
+        const r = diffDist(options);
         printDiagnostics(r.diagnostics, streams);
         if (!r.diff) {
           streams.err(`${flags.fleet}: ${plural(countBySeverity(r.diagnostics).errors, 'error')}\n`);
@@ -55,7 +54,7 @@ export function synthCommand(streams: Streams, setExit: (code: number) => void):
         streams.err(files.slice(0, MAX_LISTED).join('\n') + (files.length > MAX_LISTED ? `\n  … ${files.length - MAX_LISTED} more` : '') + '\n');
         return setExit(ExitCode.OutOfDate);
       }
-      const r = pipeline().synth(options);
+      const r = synth(options);
       printDiagnostics(r.diagnostics, streams);
       if (r.problem) {
         printProblem(flags.out, r.problem, streams);

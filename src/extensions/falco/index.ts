@@ -4,6 +4,7 @@
 
 import type { ExtensionPlugin } from '../types';
 import { falcoDefaults } from './defaults';
+import { renderFalco } from './render';
 import { type FalcoState, falcoProfilePath, prepareFalcoState } from './profile';
 import { validateLayer, validateResolved } from './rules';
 import { falcoProfileOptionSchema, falcoSchema, falcoUnknownFieldHints } from './schema';
@@ -27,6 +28,5 @@ export const falcoExtension: ExtensionPlugin<FalcoState> = {
   validateLayer,
   validateResolved,
   defaults: falcoDefaults,
-  // cdk8s and the generated types load only when rendering: validate stays light.
-  render: (input) => (require('./render') as typeof import('./render')).renderFalco(input as never),
+  render: renderFalco,
 };

@@ -3,6 +3,7 @@
 
 import type { ExtensionPlugin } from '../types';
 import { registryCacheDefaults } from './defaults';
+import { renderRegistryCache } from './render';
 import { validateRegistryCacheTransition } from './transition';
 import { validateLayer, validateResolved } from './rules';
 import { registryCacheSchema } from './schema';
@@ -19,6 +20,5 @@ export const registryCacheExtension: ExtensionPlugin = {
   validateResolved,
   validateTransition: validateRegistryCacheTransition,
   defaults: registryCacheDefaults,
-  // cdk8s and the generated types load only when rendering: validate stays light.
-  render: (input) => (require('./render') as typeof import('./render')).renderRegistryCache(input as never),
+  render: renderRegistryCache,
 };
