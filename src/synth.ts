@@ -16,6 +16,8 @@ export interface SynthOptions {
   readonly now: Date;
   readonly allowEmpty?: boolean;
   readonly allowMassRemoval?: boolean;
+  /** Parse cache folder (see fleet/parse-cache.ts); undefined parses every file. */
+  readonly cacheDir?: string;
 }
 
 export interface Rendering {
@@ -28,7 +30,7 @@ export interface Rendering {
 
 /** Validates and renders in memory; `files` is set only when the fleet is valid. */
 export function renderOnly(options: SynthOptions): Rendering {
-  const checked = checkFleet({ fleetDir: options.fleetDir, cwd: options.cwd, now: options.now, allowEmpty: options.allowEmpty, previousDist: options.outDir });
+  const checked = checkFleet({ fleetDir: options.fleetDir, cwd: options.cwd, now: options.now, allowEmpty: options.allowEmpty, previousDist: options.outDir, cacheDir: options.cacheDir });
   if (!checked.ok || !checked.model) return { exitCode: ExitCode.InvalidInput, diagnostics: checked.diagnostics };
   const rendered = renderFleet(checked.model, checked.runtimes);
   const diagnostics = [...checked.diagnostics, ...rendered.diagnostics];

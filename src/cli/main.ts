@@ -7,6 +7,7 @@ import { ExitCode } from '../lib/diagnostics';
 import { packageVersion } from '../lib/version';
 import { diffCommand } from './commands/diff';
 import { explainCommand } from './commands/explain';
+import { statusCommand } from './commands/status';
 import { synthCommand } from './commands/synth';
 import { validateCommand } from './commands/validate';
 import { UsageError } from './options';
@@ -23,6 +24,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
   program.addCommand(synthCommand(streams, setExit));
   program.addCommand(diffCommand(streams, setExit));
   program.addCommand(explainCommand(streams, setExit));
+  program.addCommand(statusCommand(streams, setExit));
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: streams.out, writeErr: streams.err });
   return program;
 }

@@ -1,6 +1,7 @@
 // Options and argument parsing shared by several commands.
 
 import { Option } from 'commander';
+import { defaultCacheDir } from '../fleet/parse-cache';
 
 /** A usage mistake that commander cannot see (bad --now value, unknown runtime name): exit 2. */
 export class UsageError extends Error {}
@@ -26,3 +27,11 @@ export function outputOption(choices: string[]): Option {
   return new Option('--output <format>', 'output format').choices(choices).default(choices[0]);
 }
 
+
+export const cacheOption = (): Option => new Option('--no-cache', 'parse every fleet file again (skip the parse cache)');
+
+/** The parse cache folder for a run, or undefined when disabled (--no-cache or KYMA_FLEET_NO_CACHE=1). */
+export function cacheDirFor(flags: { cache?: boolean }, cwd: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (flags.cache === false || env.KYMA_FLEET_NO_CACHE === '1') return undefined;
+  return defaultCacheDir(cwd, env);
+}

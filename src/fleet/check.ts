@@ -7,6 +7,7 @@ import { appendAll, type Diagnostic, hasErrors, normalizeDiagnostics } from '../
 import * as path from 'node:path';
 import { loadFleet } from './load';
 import { loadPreviousRender } from './load-previous';
+import { openParseCache } from './parse-cache';
 import type { FleetModel } from './model';
 import { resolveFleet, type ResolvedRuntime } from './resolve';
 import { checkResolved } from './resolved-rules';
@@ -18,6 +19,8 @@ export interface CheckOptions {
   readonly now: Date;
   readonly allowEmpty?: boolean;
   readonly extensions?: readonly ExtensionPlugin<any>[];
+  /** Folder of the parse cache; undefined parses every file. */
+  readonly cacheDir?: string;
   /** dist/ of the previous render, for transition rules (immutable fields); ignored when absent. */
   readonly previousDist?: string;
 }
@@ -33,7 +36,9 @@ export interface CheckedFleet {
 
 export function checkFleet(options: CheckOptions): CheckedFleet {
   const extensions = options.extensions ?? EXTENSIONS;
-  const loaded = loadFleet({ fleetDir: options.fleetDir, cwd: options.cwd, extensions });
+  const cwd = options.cwd ?? process.cwd();
+  const cache = options.cacheDir ? openParseCache(options.cacheDir, path.resolve(cwd, options.fleetDir)) : undefined;
+  const loaded = loadFleet({ fleetDir: options.fleetDir, cwd, extensions, cache });
   const validated = validateFleet(loaded, { now: options.now, allowEmpty: options.allowEmpty, extensions });
   const diagnostics: Diagnostic[] = [];
   appendAll(diagnostics, validated.diagnostics);

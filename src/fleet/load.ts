@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { EXTENSIONS } from '../extensions';
 import type { AuxFile, ExtensionPlugin } from '../extensions/types';
 import { appendAll, type Diagnostic, cmp } from '../lib/diagnostics';
+import { NO_CACHE, type ParseCache } from './parse-cache';
 import { MAX_FILE_BYTES, parseFleetYaml } from './parse-yaml';
 import type { PositionIndex } from './positions';
 import type { FleetKind } from './schema';
@@ -41,6 +42,8 @@ export interface LoadOptions {
   /** Folder that diagnostics are relative to; defaults to process.cwd(). */
   readonly cwd?: string;
   readonly extensions?: readonly ExtensionPlugin<any>[];
+  /** Parsed files by content digest (see parse-cache.ts); none by default. */
+  readonly cache?: ParseCache;
 }
 
 /** Files that editors and operating systems leave behind; silently skipped. */
@@ -63,6 +66,7 @@ const MAX_AUX_DEPTH = 16;
 export function loadFleet(options: LoadOptions): LoadedFleet {
   const cwd = options.cwd ?? process.cwd();
   const extensions = options.extensions ?? EXTENSIONS;
+  const cache = options.cache ?? NO_CACHE;
   const requested = path.resolve(cwd, options.fleetDir);
   const display = (abs: string): string => toSlash(path.relative(cwd, abs) || '.');
   const diagnostics: Diagnostic[] = [];
@@ -124,7 +128,7 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
     const bytes = readInside(abs, MAX_FILE_BYTES);
     if (!bytes) return undefined;
     const file = display(abs);
-    const parsed = parseFleetYaml(bytes, file);
+    const parsed = cache.parse(bytes, file, () => parseFleetYaml(bytes, file));
     appendAll(diagnostics, parsed.diagnostics);
     if (parsed.data === undefined) return undefined;
     return { expectedKind, relPath: toSlash(path.relative(root, abs)), file, data: parsed.data, positions: parsed.positions };
@@ -183,6 +187,7 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
     }
   }
 
+  cache.save();
   const byRel = (a: LoadedDocument, b: LoadedDocument): number => cmp(a.relPath, b.relPath);
   result.groups.sort(byRel);
   result.runtimes.sort(byRel);

@@ -14,6 +14,12 @@ function keyOf(path: DocPath): string {
   return s;
 }
 
+export interface SerializedPositions {
+  readonly v: ReadonlyArray<[string, number, number]>;
+  readonly k: ReadonlyArray<[string, number, number]>;
+  readonly n: ReadonlyArray<[string, string]>;
+}
+
 export class PositionIndex {
   private readonly values = new Map<string, SourcePos>();
   private readonly keys = new Map<string, SourcePos>();
@@ -48,6 +54,20 @@ export class PositionIndex {
 
   numberSourceAt(path: DocPath): string | undefined {
     return this.numberSources.get(keyOf(path));
+  }
+
+  /** A compact JSON form for the parse cache. */
+  toJSON(): SerializedPositions {
+    const flat = (m: Map<string, SourcePos>): Array<[string, number, number]> => [...m].map(([k, p]) => [k, p.line, p.col]);
+    return { v: flat(this.values), k: flat(this.keys), n: [...this.numberSources] };
+  }
+
+  static fromJSON(json: SerializedPositions): PositionIndex {
+    const index = new PositionIndex();
+    for (const [k, line, col] of json.v) index.values.set(k, { line, col });
+    for (const [k, line, col] of json.k) index.keys.set(k, { line, col });
+    for (const [k, src] of json.n) index.numberSources.set(k, src);
+    return index;
   }
 
   has(path: DocPath): boolean {

@@ -5,10 +5,11 @@ import { Command } from 'commander';
 import { ExitCode } from '../../lib/diagnostics';
 import { formatDiffJson, formatDiffMarkdown, formatDiffText } from '../../render/tree-diff';
 import { diffDist } from '../../synth';
-import { evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
+import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
 import { printDiagnostics, type Streams } from '../report';
 
 interface DiffFlags {
+  cache?: boolean;
   fleet: string;
   out: string;
   output: 'text' | 'json' | 'markdown';
@@ -22,9 +23,10 @@ export function diffCommand(streams: Streams, setExit: (code: number) => void): 
     .addOption(outOption())
     .addOption(outputOption(['text', 'json', 'markdown']))
     .addOption(nowOption())
+    .addOption(cacheOption())
     .addHelpText('after', '\nExamples:\n  kyma-fleet diff\n  kyma-fleet diff --output markdown > comment.md\n')
     .action((flags: DiffFlags) => {
-      const r = diffDist({ fleetDir: flags.fleet, outDir: flags.out, cwd: streams.cwd, now: evaluationTime(flags.now, streams.env), allowEmpty: true });
+      const r = diffDist({ fleetDir: flags.fleet, outDir: flags.out, cwd: streams.cwd, now: evaluationTime(flags.now, streams.env), allowEmpty: true, cacheDir: cacheDirFor(flags, streams.cwd, streams.env) });
       printDiagnostics(r.diagnostics, streams);
       if (!r.diff) return setExit(r.exitCode);
       const format = { text: () => formatDiffText(r.diff!, flags.out), json: () => formatDiffJson(r.diff!), markdown: () => formatDiffMarkdown(r.diff!) }[flags.output];

@@ -7,10 +7,11 @@ import { checkFleet } from '../../fleet/check';
 import { explainRuntime, formatExplanation } from '../../fleet/explain';
 import { ExitCode } from '../../lib/diagnostics';
 import { closestMatch } from '../../lib/suggest';
-import { evaluationTime, fleetOption, nowOption, outputOption, UsageError } from '../options';
+import { UsageError, cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outputOption } from '../options';
 import { printDiagnostics, type Streams } from '../report';
 
 interface ExplainFlags {
+  cache?: boolean;
   fleet: string;
   output: 'text' | 'json';
   now?: string;
@@ -23,10 +24,12 @@ export function explainCommand(streams: Streams, setExit: (code: number) => void
     .addOption(fleetOption())
     .addOption(outputOption(['text', 'json']))
     .addOption(nowOption())
+    .addOption(cacheOption())
     .addHelpText('after', '\nExamples:\n  kyma-fleet explain acme-eu-prod\n  kyma-fleet explain acme-eu-prod --output json | jq .values\n')
     .action((name: string, flags: ExplainFlags) => {
       const result = checkFleet({ fleetDir: flags.fleet,
-        cwd: streams.cwd, now: evaluationTime(flags.now, streams.env), allowEmpty: true });
+        cwd: streams.cwd,
+        cacheDir: cacheDirFor(flags, streams.cwd, streams.env), now: evaluationTime(flags.now, streams.env), allowEmpty: true });
       const errors = result.diagnostics.filter((d) => d.severity === 'error');
       printDiagnostics(errors, streams);
       const resolved = result.runtimes.find((r) => r.runtime.name === name);

@@ -5,10 +5,11 @@ import { Command, Option } from 'commander';
 import { ExitCode } from '../../lib/diagnostics';
 import { isEmptyDiff } from '../../render/tree-diff';
 import { diffDist, synth } from '../../synth';
-import { evaluationTime, fleetOption, nowOption, outOption } from '../options';
+import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption } from '../options';
 import { countBySeverity, plural, printDiagnostics, printProblem, type Streams } from '../report';
 
 interface SynthFlags {
+  cache?: boolean;
   fleet: string;
   out: string;
   check?: boolean;
@@ -28,6 +29,7 @@ export function synthCommand(streams: Streams, setExit: (code: number) => void):
     .addOption(new Option('--allow-mass-removal', 'allow removing more runtimes at once than Fleet spec.removalGuard.maxShare'))
     .addOption(new Option('--allow-empty', 'accept a fleet without runtimes'))
     .addOption(nowOption())
+    .addOption(cacheOption())
     .addHelpText('after', '\nExamples:\n  kyma-fleet synth\n  kyma-fleet synth --check            # in CI: fails when dist/ is stale\n')
     .action((flags: SynthFlags) => {
       const options = {
@@ -37,6 +39,7 @@ export function synthCommand(streams: Streams, setExit: (code: number) => void):
         now: evaluationTime(flags.now, streams.env),
         allowEmpty: flags.allowEmpty,
         allowMassRemoval: flags.allowMassRemoval,
+        cacheDir: cacheDirFor(flags, streams.cwd, streams.env),
       };
       if (flags.check) {
         const r = diffDist(options);

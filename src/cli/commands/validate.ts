@@ -3,10 +3,11 @@
 import { Command, Option } from 'commander';
 import { checkFleet } from '../../fleet/check';
 import { ExitCode } from '../../lib/diagnostics';
-import { evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
+import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
 import { countBySeverity, plural, printDiagnostics, type Streams } from '../report';
 
 interface ValidateFlags {
+  cache?: boolean;
   fleet: string;
   output: 'text' | 'json';
   out: string;
@@ -21,6 +22,7 @@ export function validateCommand(streams: Streams, setExit: (code: number) => voi
     .addOption(outputOption(['text', 'json']))
     .addOption(new Option('--out <dir>', 'previous render; immutable fields are checked against it').default('dist'))
     .addOption(nowOption())
+    .addOption(cacheOption())
     .addOption(new Option('--allow-empty', 'accept a fleet without runtimes'))
     .addHelpText('after', '\nExamples:\n  kyma-fleet validate\n  kyma-fleet validate --fleet ../landscape/fleet --output json\n')
     .action((flags: ValidateFlags) => {
@@ -28,6 +30,7 @@ export function validateCommand(streams: Streams, setExit: (code: number) => voi
         fleetDir: flags.fleet,
         cwd: streams.cwd,
         previousDist: flags.out,
+        cacheDir: cacheDirFor(flags, streams.cwd, streams.env),
         now: evaluationTime(flags.now, streams.env),
         allowEmpty: flags.allowEmpty,
       });
