@@ -11,6 +11,8 @@ import { loadFleet } from '../src/fleet/load';
 import { resolveFleet } from '../src/fleet/resolve';
 import { validateFleet } from '../src/fleet/validate';
 import { renderFleet } from '../src/render/render-fleet';
+import { writeDist } from '../src/write/dist-writer';
+import { readCurrentDist } from '../src/write/read-dist';
 import { BIN, FleetFixture, NOW, REPO, runBinary } from './helpers/fleet-fixture';
 
 /** sha256 of every file under dir (relative path -> hash), symlinks and folders included. */
@@ -180,7 +182,7 @@ describe('synth safety', () => {
     expect(fresh.code).toBe(0);
     const next = treeHash(path.join(fx.dir, 'expected'));
     expect(next).not.toBe(old);
-    for (const n of [1, 7, 40, 83]) {
+    for (const n of [1, 5, 9, 12, 25, 40]) {
       const killed = spawnSync(process.execPath, [BIN, 'synth', '--now', NOW], {
         cwd: fx.dir,
         encoding: 'utf8',
@@ -197,6 +199,41 @@ describe('synth safety', () => {
       synthOk();
       expect(treeHash(dist)).toBe(old);
       fx.replace('fleet.yaml', 'channel: regular', 'channel: fast');
+    }
+  });
+});
+
+describe('recovery after a kill between the swap renames', () => {
+  it('moves the unchanged entries back and restores exactly the old tree', () => {
+    const fx = FleetFixture.example();
+    try {
+      expect(fx.runBinary(['synth', '--now', NOW]).code).toBe(0);
+      const dist = path.join(fx.dir, 'dist');
+      const old = treeHash(dist);
+      const oldFiles = readCurrentDist(dist).files;
+      fx.replace('runtimes/acme-eu-dev-1.yaml', 'channel: fast\n', 'channel: regular\n');
+      // Kill at every step of the swap phase (after the 1 changed file, the index and the marker).
+      const states = new Set<string>();
+      for (const n of [4, 5, 6, 8, 10, 14]) {
+        const killed = spawnSync(process.execPath, [BIN, 'synth', '--now', NOW], {
+          cwd: fx.dir,
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH, KYMA_FLEET_CRASH_AFTER_WRITES: String(n) },
+        });
+        expect(killed.signal, `crash after ${n} steps`).toBe('SIGKILL');
+        const state = treeHash(dist);
+        expect([old, 'missing']).toContain(state);
+        states.add(state === 'missing' ? 'missing' : 'old');
+        // Recovery alone (a write of the old content) must find the old tree back, byte for byte.
+        const r = writeDist({ outDir: dist, files: oldFiles });
+        expect(r).toEqual({ ok: true, changed: false, written: 0, removed: 0 });
+        expect(treeHash(dist)).toBe(old);
+        expect(fs.readdirSync(fx.dir).filter((f) => f.startsWith('.dist.'))).toEqual([]);
+      }
+      // Some kills landed while entries were half moved out of the old tree.
+      expect(states).toContain('missing');
+    } finally {
+      fx.cleanup();
     }
   });
 });

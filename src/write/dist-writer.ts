@@ -6,16 +6,20 @@
 //   1. recover: `.dist.old-*` without dist/ -> rename it back; delete `.dist.tmp-*`, then `.dist.old-*`.
 //   2. inspect dist/: refuse a symlink, a non-folder, a folder without index, foreign files.
 //   3. no-op if the new tree equals dist/ byte for byte.
-//   4. build `.dist.tmp-<pid>-<rand>/tree/` with open(…, 'wx'), make it durable (one syncfs, or an
-//      fsync per file and folder where syncfs is unavailable), then
-//      write `.dist.tmp-…/.complete` (the marker sits next to tree/, so it never reaches dist/).
-//   5. rename dist/ -> `.dist.old-<pid>-<rand>`, rename `.dist.tmp-…/tree` -> dist/, fsync the parent.
+//   4. build `.dist.tmp-<id>/tree/` with open(…, 'wx') for every file whose content changed; files
+//      (and whole folders) equal to the old tree are not written but listed in the journal
+//      `.dist.tmp-<id>/moves.json`; make it durable (one syncfs, or an fsync per file and folder
+//      where syncfs is unavailable), then write `.dist.tmp-<id>/.complete` (beside tree/).
+//   5. rename dist/ -> `.dist.old-<id>`, move the journal's entries from it into tree/ (renames),
+//      rename `.dist.tmp-<id>/tree` -> dist/ (the commit point), fsync the parent.
 //   6. delete the tmp folder and the old tree (renamed to a tmp name first, so an `.old-*` name always
 //      holds a whole tree, never a half-deleted one).
 // Why a crash at any instant is safe: before the first rename dist/ is the old tree (plus garbage
-// that step 1 deletes); between the renames dist/ is missing and the old tree sits whole under
-// `.dist.old-*`, which step 1 renames back; after the second rename (the commit point) dist/ is the
-// complete, fsynced new tree. Recovery only ever rolls back, so it never has to trust a tmp tree;
+// that step 1 deletes); between the first rename and the commit point dist/ is missing, and step 1
+// moves the journal's entries back from the tmp tree (same <id>) and renames `.dist.old-<id>` back;
+// after the commit point dist/ is the complete, durable new tree. Recovery only ever rolls back, so
+// it never has to trust a tmp tree. Moving unchanged runtimes instead of rewriting them is what makes
+// a one-runtime change cheap in a fleet of thousands;
 // the marker is not what makes this safe, it records that tree/ was complete and fsynced before the
 // swap (a leftover tmp can be told from a torn one) and would allow a roll-forward later.
 
@@ -40,6 +44,17 @@ export interface WriteRequest {
   outDir: string;
   /** relPath (forward slashes, no leading /, no '.' or '..' segments) -> UTF-8 content. */
   files: ReadonlyMap<string, string>;
+  /**
+   * Files to keep as they are in the current dist/: relPath -> sha256 that its index records (the
+   * caller did not render them again because their inputs did not change). They are moved into the
+   * new tree, never rewritten. A reused file the index does not list with that hash is refused.
+   */
+  reuse?: ReadonlyMap<string, string>;
+  /**
+   * Compare the existing files byte for byte before declaring "nothing changed" (default true).
+   * False trusts the index, which makes an unchanged synth cheap; `synth --check` still compares.
+   */
+  verify?: boolean;
   /** Called with the previous index (undefined when dist/ does not exist yet) after the lock is taken
    *  and recovery ran, before anything is written; returning a Problem aborts with nothing changed. */
   guard?: (previous: DistIndex | undefined) => Problem | undefined;
@@ -60,7 +75,7 @@ const MAX_LISTED = 20;
  * `files` (the index not included); `removed` the files of the previous index not in `files`.
  */
 export function writeDist(req: WriteRequest): WriteResult {
-  const tree = planTree(req.files);
+  const tree = planTree(req.files, req.reuse);
   const names = siblingNames(req.outDir);
   const steps = new CrashPoints();
   try {
@@ -86,42 +101,108 @@ function writeLocked(req: WriteRequest, tree: Tree, names: Names, steps: CrashPo
   const previous = existing.kind === 'tree' ? existing.index : undefined;
   const refusal = req.guard?.(previous);
   if (refusal) return refuse(refusal, 1);
-  if (existing.kind === 'tree' && sameTree(names.outDir, existing, tree)) {
+  const stale = [...tree.reused].filter(([rel, hash]) => previous?.files[rel] !== hash).map(([rel]) => rel);
+  if (stale.length > 0) {
+    return refuse(
+      { code: 'E_DIST_CHANGED', message: `${names.display} changed while this run rendered (${stale.slice(0, 5).join(', ')}); run synth again`, paths: stale },
+      4,
+    );
+  }
+  if (existing.kind === 'tree' && sameTree(names.outDir, existing, tree, req.verify ?? true)) {
     return { ok: true, changed: false, written: 0, removed: 0 };
   }
-  const removed = previous ? Object.keys(previous.files).filter((rel) => !tree.files.has(rel)).length : 0;
-  publish(names, tree, existing.kind !== 'missing', steps);
-  return { ok: true, changed: true, written: tree.files.size, removed };
+  const removed = previous ? Object.keys(previous.files).filter((rel) => !tree.files.has(rel) && !tree.reused.has(rel)).length : 0;
+  const moves = previous ? planMoves(previous, tree, names.outDir, req.verify ?? true) : { dirs: [], files: [] };
+  publish(names, tree, existing.kind !== 'missing', moves, steps);
+  return { ok: true, changed: true, written: tree.files.size + tree.reused.size, removed };
 }
 
 // ---------------------------------------------------------------------------------------------
 // The planned tree
 
 interface Tree {
-  files: Map<string, Buffer>; // without the index
+  files: Map<string, Buffer>; // with content, without the index
+  hashes: Map<string, string>; // sha256 of every file of the new tree (content and reused)
+  reused: Map<string, string>; // relPath -> sha256, kept from the old tree
   dirs: string[]; // every folder the files need, parents first
   indexText: string;
 }
 
-function planTree(files: ReadonlyMap<string, string>): Tree {
+function planTree(files: ReadonlyMap<string, string>, reuse: ReadonlyMap<string, string> = new Map()): Tree {
   const out = new Map<string, Buffer>();
   const dirs = new Set<string>();
-  for (const [rel, content] of [...files].sort((a, b) => cmp(a[0], b[0]))) {
+  for (const rel of reuse.keys()) {
+    if (files.has(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is both written and reused`);
+  }
+  const all: Array<[string, string | undefined]> = [...files, ...[...reuse.keys()].map((rel) => [rel, undefined] as [string, undefined])];
+  for (const [rel, content] of all.sort((a, b) => cmp(a[0], b[0]))) {
     const segments = rel.split('/');
-    if (typeof content !== 'string') throw new Error(`writeDist: content of ${JSON.stringify(rel)} is not a string`);
+    if (content !== undefined && typeof content !== 'string') throw new Error(`writeDist: content of ${JSON.stringify(rel)} is not a string`);
     const bad =
       rel === INDEX_FILE ||
       /[\\\0]/.test(rel) ||
       segments.some((s) => s === '' || s === '.' || s === '..');
     if (bad) throw new Error(`writeDist: invalid output path ${JSON.stringify(rel)}`);
     for (let i = 1; i < segments.length; i++) dirs.add(segments.slice(0, i).join('/'));
-    out.set(rel, Buffer.from(content, 'utf8'));
+    if (content !== undefined) out.set(rel, Buffer.from(content, 'utf8'));
   }
   for (const d of dirs) {
-    if (out.has(d)) throw new Error(`writeDist: output path ${JSON.stringify(d)} is both a file and a folder`);
+    if (out.has(d) || reuse.has(d)) throw new Error(`writeDist: output path ${JSON.stringify(d)} is both a file and a folder`);
   }
-  const indexText = serializeIndex([...out].map(([rel, buf]) => [rel, sha256(buf)] as const));
-  return { files: out, dirs: [...dirs].sort(cmp), indexText };
+  const hashes = new Map<string, string>();
+  for (const [rel, buf] of out) hashes.set(rel, sha256(buf));
+  for (const [rel, hash] of reuse) hashes.set(rel, hash);
+  const sorted = [...hashes].sort((a, b) => cmp(a[0], b[0]));
+  const indexText = serializeIndex(sorted);
+  return { files: out, hashes: new Map(sorted), reused: new Map(reuse), dirs: [...dirs].sort(cmp), indexText };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moves: what the new tree takes over from the old one instead of writing it
+
+interface Moves {
+  /** Folders whose whole content is unchanged, moved with one rename (maximal ones only). */
+  dirs: string[];
+  /** Unchanged files outside those folders. */
+  files: string[];
+}
+
+/**
+ * Every file whose hash is the same in both trees moves; so does every folder holding only such
+ * files. With `verify`, a file moves only if its bytes on disk still have that hash (a hand-edited
+ * or deleted file is written again); reused files always move (their content is not at hand).
+ */
+function planMoves(previous: DistIndex, tree: Tree, outDir: string, verify: boolean): Moves {
+  const same = new Set<string>();
+  for (const [rel, hash] of tree.hashes) {
+    if (previous.files[rel] !== hash) continue;
+    if (verify && !tree.reused.has(rel) && !onDiskHashIs(path.join(outDir, rel), hash)) continue;
+    same.add(rel);
+  }
+  const oldCount = new Map<string, number>();
+  const newCount = new Map<string, number>();
+  const sameCount = new Map<string, number>();
+  const count = (m: Map<string, number>, rel: string): void => {
+    for (let i = rel.indexOf('/'); i >= 0; i = rel.indexOf('/', i + 1)) {
+      const d = rel.slice(0, i);
+      m.set(d, (m.get(d) ?? 0) + 1);
+    }
+  };
+  for (const rel of Object.keys(previous.files)) count(oldCount, rel);
+  for (const rel of tree.hashes.keys()) count(newCount, rel);
+  for (const rel of same) count(sameCount, rel);
+  const whole = (d: string): boolean => {
+    const n = sameCount.get(d) ?? 0;
+    return n > 0 && n === oldCount.get(d) && n === newCount.get(d);
+  };
+  const parentOf = (rel: string): string => rel.slice(0, Math.max(0, rel.lastIndexOf('/')));
+  const dirs = [...sameCount.keys()].filter((d) => whole(d) && !(parentOf(d) !== '' && whole(parentOf(d)))).sort(cmp);
+  const inMovedDir = (rel: string): boolean => {
+    for (let d = parentOf(rel); d !== ''; d = parentOf(d)) if (whole(d)) return true;
+    return false;
+  };
+  const files = [...same].filter((rel) => !inMovedDir(rel)).sort(cmp);
+  return { dirs, files };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -135,6 +216,11 @@ interface Names {
   isTmp: (name: string) => boolean;
   isOld: (name: string) => boolean;
   fresh: (kind: 'tmp' | 'old') => string;
+  /** A new `<pid>-<rand>` id; the tmp and old trees of one run share it. */
+  freshId: () => string;
+  at: (kind: 'tmp' | 'old', id: string) => string;
+  /** The id of a tmp or old sibling name. */
+  idOf: (name: string) => string;
 }
 
 function siblingNames(outDir: string): Names {
@@ -157,6 +243,9 @@ function siblingNames(outDir: string): Names {
     isTmp: (n) => tmp.test(n),
     isOld: (n) => old.test(n),
     fresh: (kind) => path.join(parent, `.${base}.${kind}-${process.pid}-${randomBytes(4).toString('hex')}`),
+    freshId: () => `${process.pid}-${randomBytes(4).toString('hex')}`,
+    at: (kind, id) => path.join(parent, `.${base}.${kind}-${id}`),
+    idOf: (name) => name.slice(name.lastIndexOf('.') + 1).replace(/^(tmp|old)-/, ''),
   };
 }
 
@@ -174,7 +263,17 @@ function recover(names: Names): Problem | undefined {
         paths: olds,
       };
     }
-    fs.renameSync(olds.pop() as string, names.outDir); // the run died between its two renames
+    // The run died between its first rename and the commit point: move back what it had moved
+    // into its tmp tree (same id), then the old tree.
+    const old = olds.pop() as string;
+    const tmp = names.at('tmp', names.idOf(path.basename(old)));
+    try {
+      const moves = JSON.parse(fs.readFileSync(path.join(tmp, JOURNAL), 'utf8')) as Moves;
+      undoMoves(old, path.join(tmp, 'tree'), moves);
+    } catch (e) {
+      if (!isCode(e, 'ENOENT')) throw e;
+    }
+    fs.renameSync(old, names.outDir);
     fsyncDir(names.parent);
   }
   for (const n of siblings.filter(names.isTmp)) fs.rmSync(path.join(names.parent, n), { recursive: true, force: true });
@@ -265,11 +364,12 @@ function walk(root: string): { files: string[]; dirs: string[]; others: string[]
   return { files: files.sort(cmp), dirs: dirs.sort(cmp), others };
 }
 
-/** True when dist/ holds exactly the planned files and folders, byte for byte. */
-function sameTree(outDir: string, existing: Existing & { kind: 'tree' }, tree: Tree): boolean {
+/** True when dist/ holds exactly the planned files and folders (byte for byte when `verify`). */
+function sameTree(outDir: string, existing: Existing & { kind: 'tree' }, tree: Tree, verify: boolean): boolean {
   if (existing.indexText !== tree.indexText) return false;
-  if (existing.files.length !== tree.files.size + 1) return false;
+  if (existing.files.length !== tree.hashes.size + 1) return false;
   if (existing.dirs.length !== tree.dirs.length || existing.dirs.some((d, i) => d !== tree.dirs[i])) return false;
+  if (!verify) return true;
   for (const [rel, content] of tree.files) {
     let actual: Buffer;
     try {
@@ -286,20 +386,27 @@ function sameTree(outDir: string, existing: Existing & { kind: 'tree' }, tree: T
 // ---------------------------------------------------------------------------------------------
 // Building the new tree and swapping it in
 
-function publish(names: Names, tree: Tree, hadOld: boolean, steps: CrashPoints): void {
-  const tmp = names.fresh('tmp');
+const JOURNAL = 'moves.json';
+
+function publish(names: Names, tree: Tree, hadOld: boolean, moves: Moves, steps: CrashPoints): void {
+  const id = names.freshId();
+  const tmp = names.at('tmp', id);
   const treeDir = path.join(tmp, 'tree');
+  const movedDir = (d: string): boolean => moves.dirs.some((m) => d === m || d.startsWith(m + '/'));
+  const moved = new Set(moves.files);
   try {
     fs.mkdirSync(tmp);
     fs.mkdirSync(treeDir);
-    for (const d of tree.dirs) fs.mkdirSync(path.join(treeDir, d));
+    for (const d of tree.dirs) if (!movedDir(d)) fs.mkdirSync(path.join(treeDir, d));
     for (const [rel, content] of tree.files) {
+      if (moved.has(rel) || movedDir(path.posix.dirname(rel))) continue;
       writeNewFile(path.join(treeDir, rel), content);
       steps.tick();
     }
     writeNewFile(path.join(treeDir, INDEX_FILE), Buffer.from(tree.indexText, 'utf8'));
     steps.tick();
-    makeDurable(treeDir, tree);
+    writeNewFile(path.join(tmp, JOURNAL), Buffer.from(JSON.stringify(moves), 'utf8'));
+    makeDurable(tmp, treeDir, tree);
     writeNewFile(path.join(tmp, COMPLETE_MARKER), Buffer.alloc(0));
     fsyncDir(tmp);
     steps.tick();
@@ -308,20 +415,31 @@ function publish(names: Names, tree: Tree, hadOld: boolean, steps: CrashPoints):
     throw e;
   }
 
-  const old = names.fresh('old');
+  const old = names.at('old', id);
   try {
     if (hadOld) {
       fs.renameSync(names.outDir, old);
       steps.tick();
+      try {
+        for (const rel of [...moves.dirs, ...moves.files]) {
+          fs.renameSync(path.join(old, rel), path.join(treeDir, rel));
+          steps.tick();
+        }
+      } catch (e) {
+        undoMoves(old, treeDir, moves);
+        fs.renameSync(old, names.outDir);
+        throw e;
+      }
     }
     try {
       fs.renameSync(treeDir, names.outDir); // the commit point
     } catch (e) {
       if (hadOld) {
         try {
+          undoMoves(old, treeDir, moves);
           fs.renameSync(old, names.outDir);
         } catch {
-          throw Object.assign(e as Error, { stranded: old }); // the next run's recovery renames it back
+          throw Object.assign(e as Error, { stranded: old }); // the next run's recovery moves it back
         }
       }
       throw e;
@@ -344,6 +462,26 @@ function publish(names: Names, tree: Tree, hadOld: boolean, steps: CrashPoints):
   }
 }
 
+function onDiskHashIs(file: string, hash: string): boolean {
+  try {
+    return sha256(fs.readFileSync(file)) === hash;
+  } catch {
+    return false;
+  }
+}
+
+/** Moves the journal's entries back from the tmp tree into the old tree (where they are not yet). */
+function undoMoves(old: string, treeDir: string, moves: Moves): void {
+  for (const rel of [...moves.dirs, ...moves.files]) {
+    const from = path.join(treeDir, rel);
+    const to = path.join(old, rel);
+    if (lexists(from) && !lexists(to)) {
+      fs.mkdirSync(path.dirname(to), { recursive: true });
+      fs.renameSync(from, to);
+    }
+  }
+}
+
 /** Creates a file that must not exist yet ('wx' never follows a symlink) and writes it. */
 function writeNewFile(file: string, content: Buffer): void {
   const fd = withPath(file, () => fs.openSync(file, 'wx'));
@@ -362,14 +500,21 @@ function writeNewFile(file: string, content: Buffer): void {
  * syncfs of the filesystem (`sync -f`, Linux) costs a few milliseconds where an fsync per file
  * costs seconds for a large fleet; elsewhere every file and folder is fsynced.
  */
-function makeDurable(treeDir: string, tree: Tree): void {
+function makeDurable(tmp: string, treeDir: string, tree: Tree): void {
   if (process.platform === 'linux') {
     const r = spawnSync('sync', ['-f', treeDir], { stdio: 'ignore', timeout: 120_000 });
     if (r.status === 0) return;
   }
-  for (const rel of [...tree.files.keys(), INDEX_FILE]) fsyncFile(path.join(treeDir, rel));
-  for (const d of [...tree.dirs].reverse()) fsyncDir(path.join(treeDir, d));
+  for (const rel of [...tree.files.keys(), INDEX_FILE]) {
+    const file = path.join(treeDir, rel);
+    if (lexists(file)) fsyncFile(file);
+  }
+  for (const d of [...tree.dirs].reverse()) {
+    const dir = path.join(treeDir, d);
+    if (lexists(dir)) fsyncDir(dir);
+  }
   fsyncDir(treeDir);
+  fsyncFile(path.join(tmp, JOURNAL));
 }
 
 function fsyncFile(file: string): void {
