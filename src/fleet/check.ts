@@ -6,7 +6,7 @@ import type { ExtensionPlugin } from '../extensions/types';
 import { appendAll, type Diagnostic, hasErrors, normalizeDiagnostics } from '../lib/diagnostics';
 import * as path from 'node:path';
 import { loadFleet } from './load';
-import { loadPreviousRender } from './load-previous';
+import { previousRenderReader } from './load-previous';
 import { openParseCache } from './parse-cache';
 import type { FleetModel } from './model';
 import { resolveFleet, type ResolvedRuntime } from './resolve';
@@ -23,6 +23,8 @@ export interface CheckOptions {
   readonly cacheDir?: string;
   /** dist/ of the previous render, for transition rules (immutable fields); ignored when absent. */
   readonly previousDist?: string;
+  /** Runtimes known to be unchanged since the previous render need no transition checks. */
+  readonly unchangedSincePrevious?: (model: FleetModel, runtime: ResolvedRuntime) => boolean;
 }
 
 export interface CheckedFleet {
@@ -49,8 +51,10 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
     appendAll(diagnostics, resolved.diagnostics);
     // Cross-layer rules need every layer: with a broken group or default they would only cascade.
     if (validated.model.complete) {
-      const previous = options.previousDist ? loadPreviousRender(path.resolve(options.cwd ?? process.cwd(), options.previousDist)) : undefined;
-      appendAll(diagnostics, checkResolved(validated.model, runtimes, extensions, previous));
+      const model = validated.model;
+      const read = options.previousDist ? previousRenderReader(path.resolve(cwd, options.previousDist)) : () => undefined;
+      const previous = (r: ResolvedRuntime) => (options.unchangedSincePrevious?.(model, r) ? undefined : read(r.runtime.name));
+      appendAll(diagnostics, checkResolved(model, runtimes, extensions, previous));
     }
   }
   const sorted = normalizeDiagnostics(diagnostics);

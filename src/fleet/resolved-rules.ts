@@ -19,14 +19,14 @@ function locate(resolved: ResolvedRuntime, segments: readonly string[]): Pick<Di
   return { file: resolved.runtime.file, line: pos.line, col: pos.col, field: 'metadata.name' };
 }
 
-/** The previous render's SKR manifests per runtime name (for transition rules). */
-export type PreviousRender = ReadonlyMap<string, readonly Record<string, unknown>[]>;
+/** The previous render's SKR manifests of a runtime (for transition rules); undefined skips them. */
+export type PreviousRender = (runtime: ResolvedRuntime) => readonly Record<string, unknown>[] | undefined;
 
 export function checkResolved(
   model: FleetModel,
   runtimes: readonly ResolvedRuntime[],
   extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS,
-  previous: PreviousRender = new Map(),
+  previous: PreviousRender = () => undefined,
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
   const specs = keyedListsOf(extensions);
@@ -70,8 +70,8 @@ export function checkResolved(
         runtime: { name: r.runtime.name, runtimeID: r.runtime.runtimeID },
       };
       plugin.validateResolved?.(ext.config, reporter, env);
-      const before = previous.get(r.runtime.name);
-      if (before && plugin.validateTransition) plugin.validateTransition(ext.config, before, reporter, env);
+      const before = plugin.validateTransition ? previous(r) : undefined;
+      if (before) plugin.validateTransition!(ext.config, before, reporter, env);
     }
   }
   return out;

@@ -10,8 +10,13 @@ import { renderGitops } from './gitops';
 import { type Manifest, renderRuntime, type Target, TARGETS } from './render-runtime';
 import { kustomizationFile, manifestFile } from './serialize';
 
+/** A runtime rendered earlier whose inputs did not change: its target folders are reused as they are. */
+export interface UnchangedRuntime {
+  readonly targets: readonly Target[];
+}
+
 export interface RenderedFleet {
-  /** dist-relative path -> file content, sorted by path. */
+  /** dist-relative path -> file content, sorted by path (without the files of unchanged runtimes). */
   readonly files: Map<string, string>;
   /** Runtime names rendered. */
   readonly runtimes: readonly string[];
@@ -23,12 +28,27 @@ export function manifestFileName(m: Manifest): string {
   return `${m.kind.toLowerCase()}-${m.metadata.name}.yaml`;
 }
 
-export function renderFleet(model: FleetModel, runtimes: readonly ResolvedRuntime[], extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS): RenderedFleet {
+/**
+ * Renders every runtime except those `unchanged` names (their files stay as they are in dist/;
+ * only the GitOps wiring, which lists all runtimes, is rendered for them).
+ */
+export function renderFleet(
+  model: FleetModel,
+  runtimes: readonly ResolvedRuntime[],
+  extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS,
+  unchanged: ReadonlyMap<string, UnchangedRuntime> = new Map(),
+): RenderedFleet {
   const files = new Map<string, string>();
   const diagnostics: Diagnostic[] = [];
   const names: string[] = [];
   const wiring: Array<{ name: string; runtimeID: string; targets: Target[] }> = [];
   for (const resolved of [...runtimes].sort((a, b) => cmp(a.runtime.name, b.runtime.name))) {
+    const kept = unchanged.get(resolved.runtime.name);
+    if (kept) {
+      names.push(resolved.runtime.name);
+      wiring.push({ name: resolved.runtime.name, runtimeID: resolved.runtime.runtimeID, targets: [...kept.targets] });
+      continue;
+    }
     const rendered = renderRuntime(model, resolved, extensions);
     names.push(rendered.name);
     wiring.push({ name: rendered.name, runtimeID: resolved.runtime.runtimeID, targets: TARGETS.filter((t) => rendered.targets[t].length > 0) });

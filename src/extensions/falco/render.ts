@@ -39,7 +39,8 @@ export function renderFalco(input: RenderInput<FalcoState>): ExtensionRendering 
         const name = rulesConfigMapName(file);
         new ConfigMap(scope, `configmap-${name}`, {
           metadata: { name, namespace: FALCO_RULES_NAMESPACE, labels: { ...OWNED_LABELS } },
-          data: { [baseName(file)]: new TextDecoder().decode(aux.bytes) },
+          // LF line endings: a CRLF file would be written as a quoted string full of \r escapes.
+          data: { [baseName(file)]: new TextDecoder().decode(aux.bytes).replace(/\r\n?/g, '\n') },
         });
       }
     },
