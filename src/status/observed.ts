@@ -42,7 +42,8 @@ export type FailureReason =
   | 'NoCredentials' // no kubeconfig-<runtimeID> secret (or no key `config`) to reach the runtime
   | 'RefusedCredentials' // a kubeconfig with exec/auth-provider and no --allow-exec
   | 'IdentityMismatch' // the cluster or dump belongs to another runtime (runtime-id label, shoot name)
-  | 'InvalidData'; // an object that is not what its kind promises (dump or API)
+  | 'InvalidData' // an object that is not what its kind promises (dump or API)
+  | 'NotDumped'; // dumps only: the dump folder holds nothing for this cluster (no kcp/, garden/ or runtimes/<name>/)
 
 export interface ReadFailure {
   readonly cluster: ClusterRole;

@@ -1,0 +1,93 @@
+// The status pipeline between the fleet and the files: the runtimes a source must observe, and
+// from an observation plus the previous files the new records and file contents. Pure (the
+// rendering of the Shoot fragments runs cdk8s in memory; nothing is read or written here).
+
+import { EXTENSIONS } from '../extensions';
+import type { ExtensionPlugin } from '../extensions/types';
+import type { FleetModel } from '../fleet/model';
+import type { ResolvedRuntime } from '../fleet/resolve';
+import { cmp } from '../lib/diagnostics';
+import { renderRuntime } from '../render/render-runtime';
+import type { ClusterRole, Observation, ObservedRuntime, RuntimeRef } from './observed';
+import { deriveStatus } from './states';
+import {
+  formatStatusFile,
+  formatSummary,
+  mergeWithPrevious,
+  parseStatusFile,
+  type RuntimeFacts,
+  type RuntimeStatusRecord,
+  SUMMARY_FILE,
+} from './status-file';
+
+/** What a source must observe for each runtime of the fleet. */
+export function runtimeRefs(model: FleetModel, runtimes: readonly ResolvedRuntime[]): RuntimeRef[] {
+  return [...runtimes]
+    .sort((a, b) => cmp(a.runtime.name, b.runtime.name))
+    .map(({ runtime }) => ({
+      name: runtime.name,
+      runtimeID: runtime.runtimeID,
+      kcpNamespace: model.options.kcpNamespace,
+      shootName: runtime.shoot.name,
+      shootNamespace: `garden-${runtime.shoot.project}`,
+    }));
+}
+
+export interface StatusReportInput {
+  readonly model: FleetModel;
+  readonly runtimes: readonly ResolvedRuntime[];
+  readonly observation: Observation;
+  /** Text of the previous `<name>.yaml` by runtime name. */
+  readonly previous: ReadonlyMap<string, string>;
+  readonly now: Date;
+  readonly extensions?: readonly ExtensionPlugin<any>[];
+}
+
+export interface StatusReport {
+  /** Sorted by runtime name. */
+  readonly records: readonly RuntimeStatusRecord[];
+  /** File name in the status folder -> content (every runtime's file and SUMMARY.md). */
+  readonly files: ReadonlyMap<string, string>;
+  /** Previous files that were ignored. */
+  readonly warnings: ReadonlyArray<{ readonly file: string; readonly message: string }>;
+}
+
+export function buildStatusReport(input: StatusReportInput): StatusReport {
+  const extensions = input.extensions ?? EXTENSIONS;
+  const refs = new Map(runtimeRefs(input.model, input.runtimes).map((r) => [r.name, r]));
+  const records: RuntimeStatusRecord[] = [];
+  const files = new Map<string, string>();
+  const warnings: Array<{ file: string; message: string }> = [];
+  const facts = new Map<string, RuntimeFacts>();
+  for (const resolved of [...input.runtimes].sort((a, b) => cmp(a.runtime.name, b.runtime.name))) {
+    const name = resolved.runtime.name;
+    const rendered = renderRuntime(input.model, resolved, extensions);
+    const shoot = rendered.targets.garden.find((m) => m.kind === 'Shoot');
+    const observed = input.observation.runtimes.get(name) ?? notObserved(refs.get(name)!);
+    const status = deriveStatus(observed, resolved, shoot, input.model.options.extensionModules, extensions);
+    let previous: RuntimeStatusRecord | undefined;
+    const text = input.previous.get(name);
+    if (text !== undefined) {
+      const parsed = parseStatusFile(text, name);
+      if ('record' in parsed) previous = parsed.record;
+      else warnings.push({ file: `${name}.yaml`, message: `previous status ignored: ${parsed.problem}` });
+    }
+    const record = mergeWithPrevious(previous, status, input.now);
+    records.push(record);
+    files.set(`${name}.yaml`, formatStatusFile(record));
+    facts.set(name, { groups: resolved.groups.map((g) => g.name).sort(cmp), region: resolved.runtime.region });
+  }
+  files.set(SUMMARY_FILE, formatSummary(records, facts));
+  return { records, files, warnings };
+}
+
+/** A runtime the source reported nothing about: every cluster unread. */
+function notObserved(ref: RuntimeRef): ObservedRuntime {
+  const clusters: ClusterRole[] = ['garden', 'kcp', 'skr'];
+  return {
+    ref,
+    registryCacheConfigs: [],
+    read: new Set(),
+    failures: clusters.map((cluster) => ({ cluster, reason: 'Unreachable' as const, message: 'the source reported nothing for this runtime' })),
+  };
+}
