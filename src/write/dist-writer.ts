@@ -121,7 +121,7 @@ function writeLocked(req: WriteRequest, tree: Tree, names: Names, steps: CrashPo
 // The planned tree
 
 interface Tree {
-  files: Map<string, Buffer>; // with content, without the index
+  files: Map<string, string>; // with content (UTF-8 text), without the index
   hashes: Map<string, string>; // sha256 of every file of the new tree (content and reused)
   reused: Map<string, string>; // relPath -> sha256, kept from the old tree
   dirs: string[]; // every folder the files need, parents first
@@ -129,7 +129,7 @@ interface Tree {
 }
 
 function planTree(files: ReadonlyMap<string, string>, reuse: ReadonlyMap<string, string> = new Map()): Tree {
-  const out = new Map<string, Buffer>();
+  const out = new Map<string, string>();
   const dirs = new Set<string>();
   for (const rel of reuse.keys()) {
     if (files.has(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is both written and reused`);
@@ -144,7 +144,7 @@ function planTree(files: ReadonlyMap<string, string>, reuse: ReadonlyMap<string,
       segments.some((s) => s === '' || s === '.' || s === '..');
     if (bad) throw new Error(`writeDist: invalid output path ${JSON.stringify(rel)}`);
     for (let i = 1; i < segments.length; i++) dirs.add(segments.slice(0, i).join('/'));
-    if (content !== undefined) out.set(rel, Buffer.from(content, 'utf8'));
+    if (content !== undefined) out.set(rel, content);
   }
   for (const d of dirs) {
     if (out.has(d) || reuse.has(d)) throw new Error(`writeDist: output path ${JSON.stringify(d)} is both a file and a folder`);
@@ -378,7 +378,7 @@ function sameTree(outDir: string, existing: Existing & { kind: 'tree' }, tree: T
       if (isCode(e, 'ENOENT')) return false;
       throw e;
     }
-    if (!actual.equals(content)) return false;
+    if (actual.length !== Buffer.byteLength(content, 'utf8') || actual.toString('utf8') !== content) return false;
   }
   return true;
 }
@@ -403,11 +403,11 @@ function publish(names: Names, tree: Tree, hadOld: boolean, moves: Moves, steps:
       writeNewFile(path.join(treeDir, rel), content);
       steps.tick();
     }
-    writeNewFile(path.join(treeDir, INDEX_FILE), Buffer.from(tree.indexText, 'utf8'));
+    writeNewFile(path.join(treeDir, INDEX_FILE), tree.indexText);
     steps.tick();
-    writeNewFile(path.join(tmp, JOURNAL), Buffer.from(JSON.stringify(moves), 'utf8'));
+    writeNewFile(path.join(tmp, JOURNAL), JSON.stringify(moves));
     makeDurable(tmp, treeDir, tree);
-    writeNewFile(path.join(tmp, COMPLETE_MARKER), Buffer.alloc(0));
+    writeNewFile(path.join(tmp, COMPLETE_MARKER), '');
     fsyncDir(tmp);
     steps.tick();
   } catch (e) {
@@ -482,12 +482,13 @@ function undoMoves(old: string, treeDir: string, moves: Moves): void {
   }
 }
 
-/** Creates a file that must not exist yet ('wx' never follows a symlink) and writes it. */
-function writeNewFile(file: string, content: Buffer): void {
+/** Creates a file that must not exist yet ('wx' never follows a symlink) and writes it (UTF-8). */
+function writeNewFile(file: string, content: string): void {
   const fd = withPath(file, () => fs.openSync(file, 'wx'));
   try {
     withPath(file, () => {
-      for (let off = 0; off < content.length; ) off += fs.writeSync(fd, content, off);
+      const bytes = Buffer.from(content, 'utf8');
+      for (let off = 0; off < bytes.length; ) off += fs.writeSync(fd, bytes, off);
     });
   } finally {
     fs.closeSync(fd);
