@@ -1,8 +1,9 @@
 // Kubernetes labels and label selectors: the syntax rules of apimachinery and the matching
 // semantics groups and policies use to pick runtimes.
 
+import { isDNS1123Subdomain } from './k8s-names';
+
 const LABEL_NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Problem with a label key, or undefined when valid (prefix ≤253 DNS subdomain, name ≤63). */
 export function labelKeyProblem(key: string): string | undefined {
@@ -10,7 +11,7 @@ export function labelKeyProblem(key: string): string | undefined {
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
   if (prefix !== undefined) {
-    if (prefix.length === 0 || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)) {
+    if (prefix.length === 0 || !isDNS1123Subdomain(prefix)) {
       return 'label key prefix must be a lowercase DNS-1123 subdomain of at most 253 characters';
     }
   }

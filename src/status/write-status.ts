@@ -14,6 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
 import { isOwnedStatusFile, isWrittenByKymaFleet, MAX_STATUS_FILE_BYTES, STATUS_HEADER, SUMMARY_FILE } from './status-file';
+import { fsyncDir } from '../write/fsync';
 
 export interface StatusProblem {
   readonly code: string;
@@ -192,22 +193,6 @@ function startsWithHeader(file: string): boolean {
   }
 }
 
-function fsyncDir(dir: string): void {
-  let fd: number;
-  try {
-    fd = fs.openSync(dir, 'r');
-  } catch (e) {
-    if (isCode(e, 'EISDIR') || isCode(e, 'EPERM')) return; // platforms that cannot open folders
-    throw e;
-  }
-  try {
-    fs.fsyncSync(fd);
-  } catch (e) {
-    if (!isCode(e, 'EINVAL') && !isCode(e, 'ENOTSUP')) throw e;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 function isErrno(e: unknown): e is NodeJS.ErrnoException {
   return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string';

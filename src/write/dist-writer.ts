@@ -29,6 +29,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
 import { INDEX_FILE, isCode, loadIndex, serializeIndex, sha256, type DistIndex } from './index-file';
+import { fsyncDir, fsyncFile } from './fsync';
 import { acquireLock } from './lock';
 
 export { INDEX_FILE, readDistIndex, type DistIndex } from './index-file';
@@ -508,7 +509,7 @@ function makeDurable(tmp: string, treeDir: string, tree: Tree): void {
   }
   for (const rel of [...tree.files.keys(), INDEX_FILE]) {
     const file = path.join(treeDir, rel);
-    if (lexists(file)) fsyncFile(file);
+    if (lexists(file)) withPath(file, () => fsyncFile(file));
   }
   for (const d of [...tree.dirs].reverse()) {
     const dir = path.join(treeDir, d);
@@ -518,31 +519,7 @@ function makeDurable(tmp: string, treeDir: string, tree: Tree): void {
   fsyncFile(path.join(tmp, JOURNAL));
 }
 
-function fsyncFile(file: string): void {
-  const fd = withPath(file, () => fs.openSync(file, 'r'));
-  try {
-    withPath(file, () => fs.fsyncSync(fd));
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
-function fsyncDir(dir: string): void {
-  let fd: number;
-  try {
-    fd = fs.openSync(dir, 'r');
-  } catch (e) {
-    if (isCode(e, 'EISDIR')) return; // platforms that cannot open folders (Windows)
-    throw e;
-  }
-  try {
-    fs.fsyncSync(fd);
-  } catch (e) {
-    if (!isCode(e, 'EINVAL') && !isCode(e, 'ENOTSUP')) throw Object.assign(e as Error, { path: dir });
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 /**
  * Test-only fault injection: with KYMA_FLEET_CRASH_AFTER_WRITES=N the process SIGKILLs itself after

@@ -1,26 +1,13 @@
-// Kubernetes name checks the Falco rules need (ConfigMap and Secret names). Kept private to this
-// folder so the extension does not depend on code other engineers are still writing.
+// Name checks of the Falco rules (ConfigMap and Secret names), worded like registry-cache's
+// through the shared apimachinery messages of src/lib/k8s-names.ts.
 
 import { quote } from '../../lib/diagnostics';
+import { dns1123SubdomainErrors } from '../../lib/k8s-names';
 
-const DNS1123_SUBDOMAIN_MAX = 253;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/**
- * Checks a DNS-1123 subdomain (the name rule of ConfigMaps and Secrets). Returns the problem in
- * apimachinery's wording, with the value quoted, or undefined when the name is valid.
- */
+/** The first DNS-1123 subdomain problem of `name` with the value quoted, or undefined when valid. */
 export function dns1123SubdomainProblem(name: string): string | undefined {
-  if (name.length > DNS1123_SUBDOMAIN_MAX) {
-    return `must be no more than ${DNS1123_SUBDOMAIN_MAX} characters (got ${name.length} characters)`;
-  }
-  if (!DNS1123_SUBDOMAIN.test(name)) {
-    return (
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', " +
-      `and must start and end with an alphanumeric character (got ${quote(name)})`
-    );
-  }
-  return undefined;
+  const [first] = dns1123SubdomainErrors(name);
+  return first === undefined ? undefined : `${first} (got ${quote(name)})`;
 }
 
 /**

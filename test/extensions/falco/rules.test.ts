@@ -1,3 +1,4 @@
+import { quote } from '../../../src/lib/diagnostics';
 import { describe, expect, it } from 'vitest';
 import { MAX_RULES_FILE_BYTES, validateLayer, validateResolved } from '../../../src/extensions/falco/rules';
 import type { FalcoState } from '../../../src/extensions/falco/profile';
@@ -201,14 +202,14 @@ describe('validateLayer', () => {
         d(
           ['rules', 'custom', 0, 'configMap'],
           'E_FALCO_RULES',
-          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (got \"My_Rules\")",
+          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*') (got \"My_Rules\")",
         ),
       ],
     ],
     [
       'a ConfigMap name longer than 253 characters',
       { rules: { custom: [{ configMap: 'a'.repeat(254) }] } },
-      [d(['rules', 'custom', 0, 'configMap'], 'E_FALCO_RULES', 'must be no more than 253 characters (got 254 characters)')],
+      [d(['rules', 'custom', 0, 'configMap'], 'E_FALCO_RULES', `must be no more than 253 characters (got ${quote('a'.repeat(254))})`)],
     ],
     [
       'a ConfigMap name ending in a dot',
@@ -217,7 +218,7 @@ describe('validateLayer', () => {
         d(
           ['rules', 'custom', 0, 'configMap'],
           'E_FALCO_RULES',
-          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (got \"rules.\")",
+          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*') (got \"rules.\")",
         ),
       ],
     ],
@@ -241,7 +242,7 @@ describe('validateLayer', () => {
         d(
           ['destinations', 0, 'resourceSecretName'],
           'E_FALCO_DESTINATION',
-          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (got \"Webhook Config\")",
+          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*') (got \"Webhook Config\")",
         ),
       ],
     ],
