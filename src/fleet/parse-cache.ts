@@ -14,7 +14,8 @@ import { PositionIndex, type SerializedPositions } from './positions';
 
 interface Entry {
   readonly data: unknown;
-  readonly positions: SerializedPositions;
+  /** Serialized lazily: a fresh parse keeps its PositionIndex until save() writes it. */
+  readonly positions: SerializedPositions | PositionIndex;
   /** Diagnostics without their file (the same bytes can sit in another file). */
   readonly diagnostics: ReadonlyArray<Omit<Diagnostic, 'file'>>;
 }
@@ -73,7 +74,7 @@ export function openParseCache(cacheDir: string, fleetRoot: string): ParseCache 
         used[digest] = hit;
         return {
           data: hit.data,
-          positions: PositionIndex.fromJSON(hit.positions),
+          positions: hit.positions instanceof PositionIndex ? hit.positions : PositionIndex.fromJSON(hit.positions),
           diagnostics: hit.diagnostics.map((d) => ({ ...d, file: displayFile })),
         };
       }
@@ -81,7 +82,7 @@ export function openParseCache(cacheDir: string, fleetRoot: string): ParseCache 
       const parsed = parse();
       used[digest] = {
         data: parsed.data,
-        positions: parsed.positions.toJSON(),
+        positions: parsed.positions,
         diagnostics: parsed.diagnostics.map(({ file: _file, ...rest }) => rest),
       };
       return parsed;
@@ -91,7 +92,8 @@ export function openParseCache(cacheDir: string, fleetRoot: string): ParseCache 
       try {
         fs.mkdirSync(cacheDir, { recursive: true });
         const tmp = `${file}.${process.pid}.tmp`;
-        fs.writeFileSync(tmp, JSON.stringify({ key, entries: used } satisfies CacheFile));
+        // PositionIndex.toJSON() serializes the fresh entries here.
+        fs.writeFileSync(tmp, JSON.stringify({ key, entries: used }));
         fs.renameSync(tmp, file);
       } catch {
         // best effort: a read-only cache folder only costs time
