@@ -7,6 +7,8 @@ import { ExitCode } from '../lib/diagnostics';
 import { packageVersion } from '../lib/version';
 import { diffCommand } from './commands/diff';
 import { explainCommand } from './commands/explain';
+import { initCommand } from './commands/init';
+import { newCommand } from './commands/new';
 import { statusCommand } from './commands/status';
 import { synthCommand } from './commands/synth';
 import { validateCommand } from './commands/validate';
@@ -25,6 +27,8 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
   program.addCommand(diffCommand(streams, setExit));
   program.addCommand(explainCommand(streams, setExit));
   program.addCommand(statusCommand(streams, setExit));
+  program.addCommand(initCommand(streams, setExit));
+  program.addCommand(newCommand(streams, setExit));
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: streams.out, writeErr: streams.err });
   return program;
 }

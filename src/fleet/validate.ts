@@ -31,7 +31,7 @@ export interface ValidationResult {
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 /** Names Windows refuses as file or folder names; a runtime folder in dist/ must check out everywhere. */
-const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
+export const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 const SETTINGS_KEYS = ['channel', 'modules', 'extensions'];
 
 type Rec = Record<string, unknown>;

@@ -9,7 +9,8 @@ import type { ResolvedRuntime } from '../fleet/resolve';
 import { cmp } from '../lib/diagnostics';
 import { renderRuntime } from '../render/render-runtime';
 import type { ClusterRole, Observation, ObservedRuntime, RuntimeRef } from './observed';
-import { deriveStatus } from './states';
+import { renderStatusPage } from './html-page';
+import { deriveStatus, isEnabledInFleet } from './states';
 import {
   formatStatusFile,
   formatSummary,
@@ -17,6 +18,7 @@ import {
   parseStatusFile,
   type RuntimeFacts,
   type RuntimeStatusRecord,
+  STATUS_PAGE_FILE,
   SUMMARY_FILE,
 } from './status-file';
 
@@ -41,12 +43,14 @@ export interface StatusReportInput {
   readonly previous: ReadonlyMap<string, string>;
   readonly now: Date;
   readonly extensions?: readonly ExtensionPlugin<any>[];
+  /** Also render the status page (status.html). */
+  readonly html?: boolean;
 }
 
 export interface StatusReport {
   /** Sorted by runtime name. */
   readonly records: readonly RuntimeStatusRecord[];
-  /** File name in the status folder -> content (every runtime's file and SUMMARY.md). */
+  /** File name in the status folder -> content (every runtime's file, SUMMARY.md, and status.html when asked for). */
   readonly files: ReadonlyMap<string, string>;
   /** Previous files that were ignored. */
   readonly warnings: ReadonlyArray<{ readonly file: string; readonly message: string }>;
@@ -75,9 +79,14 @@ export function buildStatusReport(input: StatusReportInput): StatusReport {
     const record = mergeWithPrevious(previous, status, input.now);
     records.push(record);
     files.set(`${name}.yaml`, formatStatusFile(record));
-    facts.set(name, { groups: resolved.groups.map((g) => g.name).sort(cmp), region: resolved.runtime.region });
+    facts.set(name, {
+      groups: resolved.groups.map((g) => g.name).sort(cmp),
+      region: resolved.runtime.region,
+      enabled: extensions.filter((p) => isEnabledInFleet(resolved, p.name)).map((p) => p.name).sort(cmp),
+    });
   }
   files.set(SUMMARY_FILE, formatSummary(records, facts));
+  if (input.html) files.set(STATUS_PAGE_FILE, renderStatusPage(records, facts));
   return { records, files, warnings };
 }
 

@@ -96,6 +96,11 @@ export const REASONS: Readonly<Record<StatusState, readonly string[]>> = {
   Unknown: [...READ_FAILURE_REASONS, 'NotFound', 'ModuleUnmanaged'],
 };
 
+/** True when the fleet enables the extension for the runtime (`disabled` and `unset` both mean off). */
+export function isEnabledInFleet(resolved: ResolvedRuntime, extension: string): boolean {
+  return resolved.settings.extensions[extension]?.state === 'enabled';
+}
+
 /** True for Unknown reasons that mean "could not read", after which the last known state is kept. */
 export function isReadFailureReason(reason: string): boolean {
   return (READ_FAILURE_REASONS as readonly string[]).includes(reason);
@@ -209,7 +214,7 @@ function deriveExtension(
   moduleName: string | undefined,
 ): ExtensionStatus {
   const type = plugin.shootExtensionType;
-  const enabledInFleet = resolved.settings.extensions[plugin.name]?.state === 'enabled';
+  const enabledInFleet = isEnabledInFleet(resolved, plugin.name);
 
   // The Shoot decides everything else, so it is needed first.
   const gardenUnknown = clusterUnknown(observed, 'garden');

@@ -17,6 +17,10 @@ export const STATUS_KIND = 'RuntimeStatus';
 export const STATUS_HEADER = '# written by kyma-fleet status; do not edit\n';
 export const SUMMARY_FILE = 'SUMMARY.md';
 export const SUMMARY_HEADER = '<!-- written by kyma-fleet status; do not edit -->\n';
+/** The status page (`--html`), beside SUMMARY.md. */
+export const STATUS_PAGE_FILE = 'status.html';
+/** First line of the status page: the same comment as SUMMARY.md's (a comment may precede the doctype). */
+export const STATUS_PAGE_HEADER = SUMMARY_HEADER;
 /** Previous files above this size are not read (a status file is a few KB). */
 export const MAX_STATUS_FILE_BYTES = 1024 * 1024;
 
@@ -169,7 +173,9 @@ export function isWrittenByKymaFleet(text: string): boolean {
 
 /** True when an existing file of the status folder may be replaced: it carries kyma-fleet's header. */
 export function isOwnedStatusFile(fileName: string, text: string): boolean {
-  return fileName === SUMMARY_FILE ? text.startsWith(SUMMARY_HEADER) : isWrittenByKymaFleet(text);
+  if (fileName === SUMMARY_FILE) return text.startsWith(SUMMARY_HEADER);
+  if (fileName === STATUS_PAGE_FILE) return text.startsWith(STATUS_PAGE_HEADER);
+  return isWrittenByKymaFleet(text);
 }
 
 // --------------------------------------------------------------------------------------------- SUMMARY.md
@@ -178,6 +184,102 @@ export function isOwnedStatusFile(fileName: string, text: string): boolean {
 export interface RuntimeFacts {
   readonly groups: readonly string[];
   readonly region: string;
+  /**
+   * Extensions the fleet enables for the runtime (adoption on the status page). Absent: not known,
+   * and an extension counts as adopted when its state is anything but Disabled.
+   */
+  readonly enabled?: readonly string[];
+}
+
+/** Runtimes that share a group or a region, with their (worst) runtime states counted. */
+export interface StatusBucket {
+  readonly key: string;
+  /** Sorted by name. */
+  readonly records: readonly RuntimeStatusRecord[];
+  readonly states: Readonly<Record<StatusState, number>>;
+}
+
+/** A runtime × extension that is not Ready or Disabled. */
+export interface AttentionItem {
+  readonly runtime: string;
+  readonly extension: string;
+  readonly status: ExtensionRecord;
+}
+
+/** The data model of SUMMARY.md and the status page: counts and lists, all sorted. */
+export interface StatusSummary {
+  /** Sorted by name. */
+  readonly records: readonly RuntimeStatusRecord[];
+  /** Every extension any runtime reports, sorted. */
+  readonly extensions: readonly string[];
+  /** The latest lastTransitionTime ('' without any): the summary's time, instead of a clock. */
+  readonly latest: string;
+  /** Runtimes by their (worst) state. */
+  readonly runtimeStates: Readonly<Record<StatusState, number>>;
+  /** Runtime × extension states counted per extension. */
+  readonly byExtension: ReadonlyMap<string, Readonly<Record<StatusState, number>>>;
+  /** A runtime without a group is in "(no group)"; sorted by key. */
+  readonly byGroup: readonly StatusBucket[];
+  /** A runtime without facts is in "(unknown)"; sorted by key. */
+  readonly byRegion: readonly StatusBucket[];
+  /** Worst first, then by runtime and extension. */
+  readonly attention: readonly AttentionItem[];
+}
+
+export const NO_GROUP = '(no group)';
+export const UNKNOWN_REGION = '(unknown)';
+
+/** Counts, groups and the attention list of a set of records (deterministic: input order does not matter). */
+export function summarizeStatus(records: readonly RuntimeStatusRecord[], facts: ReadonlyMap<string, RuntimeFacts>): StatusSummary {
+  const sorted = [...records].sort((a, b) => cmp(a.name, b.name));
+  const extensions = [...new Set(sorted.flatMap((r) => Object.keys(r.extensions)))].sort(cmp);
+  let latest = '';
+  for (const r of sorted) for (const e of Object.values(r.extensions)) if (e.lastTransitionTime > latest) latest = e.lastTransitionTime;
+
+  const byExtension = new Map(extensions.map((ext) => [ext, extensionStates(sorted, ext)]));
+
+  const byGroup = new Map<string, RuntimeStatusRecord[]>();
+  const byRegion = new Map<string, RuntimeStatusRecord[]>();
+  for (const r of sorted) {
+    const f = facts.get(r.name);
+    const groups = f && f.groups.length > 0 ? f.groups : [NO_GROUP];
+    for (const g of groups) push(byGroup, g, r);
+    push(byRegion, f?.region ?? UNKNOWN_REGION, r);
+  }
+  const buckets = (map: Map<string, RuntimeStatusRecord[]>): StatusBucket[] =>
+    [...map.keys()].sort(cmp).map((key) => ({ key, records: map.get(key)!, states: countStates(map.get(key)!.map((r) => r.state)) }));
+
+  const attention: AttentionItem[] = [];
+  for (const r of sorted) {
+    for (const ext of Object.keys(r.extensions).sort(cmp)) {
+      const e = r.extensions[ext]!;
+      if (e.state !== 'Ready' && e.state !== 'Disabled') attention.push({ runtime: r.name, extension: ext, status: e });
+    }
+  }
+  attention.sort(
+    (a, b) => SEVERITY_ORDER.indexOf(a.status.state) - SEVERITY_ORDER.indexOf(b.status.state) || cmp(a.runtime, b.runtime) || cmp(a.extension, b.extension),
+  );
+
+  return {
+    records: sorted,
+    extensions,
+    latest,
+    runtimeStates: countStates(sorted.map((r) => r.state)),
+    byExtension,
+    byGroup: buckets(byGroup),
+    byRegion: buckets(byRegion),
+    attention,
+  };
+}
+
+/** The state of an extension as reports show it: a stale Unknown names the last known state. */
+export function stateLabel(e: ExtensionRecord): string {
+  return e.stale && e.lastKnown ? `${e.state} (stale; last known ${e.lastKnown.state} since ${e.lastKnown.lastTransitionTime})` : e.state;
+}
+
+/** "2 Ready, 1 Failed" in STATUS_STATES order, states without runtimes left out ('' for none). */
+export function stateCountsText(counts: Readonly<Record<StatusState, number>>): string {
+  return STATUS_STATES.filter((s) => counts[s] > 0).map((s) => `${counts[s]} ${s}`).join(', ');
 }
 
 /**
@@ -186,16 +288,13 @@ export interface RuntimeFacts {
  * "generated at" time it names the latest state change.
  */
 export function formatSummary(records: readonly RuntimeStatusRecord[], facts: ReadonlyMap<string, RuntimeFacts>): string {
-  const sorted = [...records].sort((a, b) => cmp(a.name, b.name));
-  const extensions = [...new Set(sorted.flatMap((r) => Object.keys(r.extensions)))].sort(cmp);
-  let latest = '';
-  for (const r of sorted) for (const e of Object.values(r.extensions)) if (e.lastTransitionTime > latest) latest = e.lastTransitionTime;
+  const summary = summarizeStatus(records, facts);
+  const { latest } = summary;
 
   const lines: string[] = [];
   lines.push(SUMMARY_HEADER.trimEnd(), '# Fleet status', '');
-  const runtimeStates = countStates(sorted.map((r) => r.state));
   lines.push(
-    `${sorted.length} runtime${sorted.length === 1 ? '' : 's'}: ${STATUS_STATES.filter((s) => runtimeStates[s] > 0).map((s) => `${runtimeStates[s]} ${s}`).join(', ') || 'none'}` +
+    `${summary.records.length} runtime${summary.records.length === 1 ? '' : 's'}: ${stateCountsText(summary.runtimeStates) || 'none'}` +
       (latest ? `. Last state change: ${latest}.` : '.'),
     '',
   );
@@ -203,46 +302,26 @@ export function formatSummary(records: readonly RuntimeStatusRecord[], facts: Re
 
   lines.push('## Extensions', '');
   lines.push(tableHeader('Extension'));
-  for (const ext of extensions) {
-    const counts = countStates(sorted.map((r) => r.extensions[ext]?.state).filter((s): s is StatusState => s !== undefined));
-    lines.push(tableRow(ext, counts));
-  }
+  for (const [ext, counts] of summary.byExtension) lines.push(tableRow(ext, counts));
   lines.push('');
 
-  const byGroup = new Map<string, StatusState[]>();
-  const byRegion = new Map<string, StatusState[]>();
-  for (const r of sorted) {
-    const f = facts.get(r.name);
-    const groups = f && f.groups.length > 0 ? f.groups : ['(no group)'];
-    for (const g of groups) push(byGroup, g, r.state);
-    push(byRegion, f?.region ?? '(unknown)', r.state);
-  }
-  for (const [title, map] of [
-    ['Runtimes by group', byGroup],
-    ['Runtimes by region', byRegion],
+  for (const [title, first, buckets] of [
+    ['Runtimes by group', 'Group', summary.byGroup],
+    ['Runtimes by region', 'Region', summary.byRegion],
   ] as const) {
     lines.push(`## ${title}`, '');
-    lines.push(tableHeader(title === 'Runtimes by group' ? 'Group' : 'Region', true));
-    for (const key of [...map.keys()].sort(cmp)) lines.push(tableRow(key, countStates(map.get(key)!), map.get(key)!.length));
+    lines.push(tableHeader(first, true));
+    for (const b of buckets) lines.push(tableRow(b.key, b.states, b.records.length));
     lines.push('');
   }
 
   lines.push('## Needs attention', '');
-  const attention: Array<{ runtime: string; ext: string; e: ExtensionRecord }> = [];
-  for (const r of sorted) {
-    for (const ext of Object.keys(r.extensions).sort(cmp)) {
-      const e = r.extensions[ext]!;
-      if (e.state !== 'Ready' && e.state !== 'Disabled') attention.push({ runtime: r.name, ext, e });
-    }
-  }
-  attention.sort((a, b) => SEVERITY_ORDER.indexOf(a.e.state) - SEVERITY_ORDER.indexOf(b.e.state) || cmp(a.runtime, b.runtime) || cmp(a.ext, b.ext));
-  if (attention.length === 0) {
+  if (summary.attention.length === 0) {
     lines.push('Every extension of every runtime is Ready or Disabled.', '');
   } else {
     lines.push('| Runtime | Extension | State | Reason | Since | Message |', '| --- | --- | --- | --- | --- | --- |');
-    for (const { runtime, ext, e } of attention) {
-      const state = e.stale && e.lastKnown ? `${e.state} (stale; last known ${e.lastKnown.state} since ${e.lastKnown.lastTransitionTime})` : e.state;
-      lines.push(`| ${markdownCell(runtime)} | ${markdownCell(ext)} | ${markdownCell(state)} | ${markdownCell(e.reason)} | ${e.lastTransitionTime} | ${markdownCell(e.message)} |`);
+    for (const { runtime, extension, status: e } of summary.attention) {
+      lines.push(`| ${markdownCell(runtime)} | ${markdownCell(extension)} | ${markdownCell(stateLabel(e))} | ${markdownCell(e.reason)} | ${e.lastTransitionTime} | ${markdownCell(e.message)} |`);
     }
     lines.push('');
   }
@@ -255,15 +334,21 @@ function tableHeader(first: string, withTotal = false): string {
   return `| ${cols.join(' | ')} |\n| --- |${' ---: |'.repeat(cols.length - 1)}`;
 }
 
-function tableRow(first: string, counts: Record<StatusState, number>, total?: number): string {
+function tableRow(first: string, counts: Readonly<Record<StatusState, number>>, total?: number): string {
   const cells = [markdownCell(first), ...(total !== undefined ? [String(total)] : []), ...STATUS_STATES.map((s) => String(counts[s]))];
   return `| ${cells.join(' | ')} |`;
 }
 
-function countStates(states: readonly StatusState[]): Record<StatusState, number> {
+/** How many of `states` are in each state (every state present, 0 when none). */
+export function countStates(states: readonly StatusState[]): Record<StatusState, number> {
   const out = Object.fromEntries(STATUS_STATES.map((s) => [s, 0])) as Record<StatusState, number>;
   for (const s of states) out[s]++;
   return out;
+}
+
+/** The states of one extension across `records` counted (runtimes without the extension are not counted). */
+export function extensionStates(records: readonly RuntimeStatusRecord[], extension: string): Record<StatusState, number> {
+  return countStates(records.map((r) => r.extensions[extension]?.state).filter((s): s is StatusState => s !== undefined));
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

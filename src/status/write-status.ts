@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
-import { isOwnedStatusFile, isWrittenByKymaFleet, MAX_STATUS_FILE_BYTES, STATUS_HEADER, SUMMARY_FILE } from './status-file';
+import { isOwnedStatusFile, isWrittenByKymaFleet, MAX_STATUS_FILE_BYTES, STATUS_HEADER, STATUS_PAGE_FILE, SUMMARY_FILE } from './status-file';
 import { fsyncDir } from '../write/fsync';
 
 export interface StatusProblem {
@@ -74,7 +74,8 @@ export function readPreviousStatus(dir: string, names: readonly string[]): Previ
 }
 
 /**
- * Makes `dir` hold `files` (file name -> content; runtime files and SUMMARY.md): writes the ones
+ * Makes `dir` hold `files` (file name -> content; runtime files, SUMMARY.md and status.html, each
+ * replaced only when it carries kyma-fleet's header or marker comment): writes the ones
  * that differ, removes kyma-fleet's `*.yaml` files that are not in `files`. `display` names the
  * folder in problems.
  */
@@ -106,8 +107,9 @@ export function writeStatusFiles(dir: string, files: ReadonlyMap<string, string>
       if (entry.isFile() && TMP_PATTERN.test(entry.name)) fs.rmSync(path.join(dir, entry.name), { force: true });
     }
 
-    // Runtime files first, SUMMARY.md last: the summary never describes files that are not there yet.
-    const order = [...files.keys()].sort((a, b) => Number(a === SUMMARY_FILE) - Number(b === SUMMARY_FILE) || cmp(a, b));
+    // Runtime files first, then status.html, SUMMARY.md last: the summaries never describe files that are not there yet.
+    const rank = (name: string) => (name === SUMMARY_FILE ? 2 : name === STATUS_PAGE_FILE ? 1 : 0);
+    const order = [...files.keys()].sort((a, b) => rank(a) - rank(b) || cmp(a, b));
     // Nothing is replaced unless every existing target is kyma-fleet's own (a wrong --write such as
     // fleet/runtimes must not overwrite declarations): checked before the first write.
     const changed: Array<{ name: string; content: Buffer }> = [];

@@ -59,9 +59,9 @@ function dumpIn(fx: FleetFixture): string {
 }
 
 describe('kyma-fleet status on the example fleet and the sample dump', () => {
-  it('writes the committed fleet/status/ (the golden output; regenerate with npm run test:update)', () => {
+  it('writes the committed fleet/status/ (the golden output, status.html included; regenerate with npm run test:update)', () => {
     const out = scratch();
-    const r = runBinary(['status', '--from', 'fleet-status-sample', '--write', out, '--now', NOW], REPO);
+    const r = runBinary(['status', '--from', 'fleet-status-sample', '--write', out, '--now', NOW, '--html'], REPO);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     if (process.env.UPDATE_GOLDEN === '1') {
@@ -70,7 +70,7 @@ describe('kyma-fleet status on the example fleet and the sample dump', () => {
       for (const f of fs.readdirSync(out)) fs.copyFileSync(path.join(out, f), path.join(GOLDEN, f));
     }
     expect(listFiles(out)).toEqual(listFiles(GOLDEN));
-    expect(r.stdout.split('\n').at(-2)).toBe(`${out}/: 7 runtimes (2 Ready, 1 Progressing, 1 Failed, 1 Drifted, 1 Disabled, 1 Unknown); 8 files written`);
+    expect(r.stdout.split('\n').at(-2)).toBe(`${out}/: 7 runtimes (2 Ready, 1 Progressing, 1 Failed, 1 Drifted, 1 Disabled, 1 Unknown); 9 files written`);
   });
 
   it('shows every state of the contract in the sample', () => {
@@ -132,10 +132,10 @@ describe('kyma-fleet status on the example fleet and the sample dump', () => {
     const fx = fixture();
     dumpIn(fx);
     fx.remove('status');
-    expect(fx.runBinary(['status', '--from', 'dump', '--now', NOW]).code).toBe(0);
+    expect(fx.runBinary(['status', '--from', 'dump', '--now', NOW, '--html']).code).toBe(0);
     expect(listFiles(fx.path('status'))).toEqual(listFiles(GOLDEN));
     const before = stamps(fx.path('status'));
-    const again = fx.runBinary(['status', '--from', 'dump', '--now', '2026-12-01T08:00:00Z']);
+    const again = fx.runBinary(['status', '--from', 'dump', '--now', '2026-12-01T08:00:00Z', '--html']);
     expect(again.code).toBe(0);
     expect(again.stdout.split('\n').at(-2)).toBe('fleet/status/: 7 runtimes (2 Ready, 1 Progressing, 1 Failed, 1 Drifted, 1 Disabled, 1 Unknown); up to date, nothing written');
     expect(stamps(fx.path('status'))).toEqual(before);

@@ -1,8 +1,9 @@
 // `kyma-fleet status`: reads what the clusters report (a folder of kubectl dumps, or live clusters)
-// and writes fleet/status/<name>.yaml per runtime plus fleet/status/SUMMARY.md. Exit 0 when a
-// report was written (Unknown runtimes included), 1 for an invalid fleet, 2 for usage mistakes,
-// 4 when the status folder cannot be written, 5 for a global failure of the source (bad
-// credentials for KCP or Garden, an unreadable dump folder); with exit 1, 2 and 5 nothing is written.
+// and writes fleet/status/<name>.yaml per runtime plus fleet/status/SUMMARY.md (and status.html
+// with --html). Exit 0 when a report was written (Unknown runtimes included), 1 for an invalid
+// fleet, 2 for usage mistakes, 4 when the status folder cannot be written, 5 for a global failure
+// of the source (bad credentials for KCP or Garden, an unreadable dump folder); with exit 1, 2 and
+// 5 nothing is written.
 
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
@@ -30,6 +31,7 @@ interface StatusFlags {
   write?: string;
   output: 'text' | 'json';
   now?: string;
+  html?: boolean;
 }
 
 /** What src/status/live-source.ts exports (loaded lazily: it pulls in @kubernetes/client-node). */
@@ -59,6 +61,7 @@ export function statusCommand(streams: Streams, setExit: (code: number) => void)
     .addOption(new Option('--concurrency <n>', `runtimes read in parallel (default ${DEFAULT_CONCURRENCY})`))
     .addOption(new Option('--timeout <seconds>', `timeout per request (default ${DEFAULT_TIMEOUT_SECONDS})`))
     .addOption(new Option('--write <dir>', 'status folder (default: <fleet>/status)'))
+    .addOption(new Option('--html', 'also write status.html beside SUMMARY.md: one self-contained, searchable status page'))
     .addOption(outputOption(['text', 'json']))
     .addOption(new Option('--now <time>', 'time of the run for lastTransitionTime (RFC 3339); default: SOURCE_DATE_EPOCH or the clock'))
     .addHelpText(
@@ -99,7 +102,7 @@ export function statusCommand(streams: Streams, setExit: (code: number) => void)
       const display = `${rel.startsWith('..') || path.isAbsolute(rel) ? toSlash(writeDir) : rel || '.'}/`;
       const previous = readPreviousStatus(writeDir, refs.map((r) => r.name));
       for (const p of previous.problems) streams.err(`${display}${p.file}: warning: ${p.message}\n`);
-      const report = buildStatusReport({ model: checked.model, runtimes: checked.runtimes, observation, previous: previous.texts, now });
+      const report = buildStatusReport({ model: checked.model, runtimes: checked.runtimes, observation, previous: previous.texts, now, html: flags.html === true });
       for (const w of report.warnings) streams.err(`${display}${w.file}: warning: ${w.message}\n`);
       const result = writeStatusFiles(writeDir, report.files, display);
       if (!result.ok) {

@@ -1,0 +1,126 @@
+// `kyma-fleet init DIR`: a new fleet repository that validates and renders at once (fleet.yaml, a
+// group, two example runtimes, the editor schemas, .gitignore, a CI workflow, package.json,
+// README). A new folder is assembled beside DIR and renamed into place, so DIR appears complete or
+// not at all. Refuses a DIR that exists and is not empty. Runs nothing else (no npm, no git).
+
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Command, Option } from 'commander';
+import { renderFleetSchemas } from '../../../scripts/write-fleet-schemas';
+import { ExitCode } from '../../lib/diagnostics';
+import { packageVersion } from '../../lib/version';
+import { dnsLabelNameProblem, sanitizeDnsLabel } from '../../scaffold/names';
+import { FLEET_FOLDER, scaffoldFleetRepo } from '../../scaffold/templates';
+import { UsageError } from '../options';
+import { type Streams } from '../report';
+
+interface InitFlags {
+  name?: string;
+}
+
+export function initCommand(streams: Streams, setExit: (code: number) => void): Command {
+  return new Command('init')
+    .description('create a new fleet repository: fleet/, editor schemas, .gitignore, CI workflow, package.json')
+    .argument('<dir>', 'folder to create (must not exist, or be empty)')
+    .addOption(new Option('--name <name>', "fleet name (metadata.name in fleet.yaml); default: the folder's name as a DNS-1123 label"))
+    .addHelpText('after', '\nExamples:\n  kyma-fleet init acme-fleet\n  kyma-fleet init . --name acme\n')
+    .action((dir: string, flags: InitFlags) => {
+      const target = path.resolve(streams.cwd, dir);
+      let name: string;
+      if (flags.name !== undefined) {
+        const problem = dnsLabelNameProblem(flags.name);
+        if (problem) throw new UsageError(`--name: ${problem.message}`);
+        name = flags.name;
+      } else {
+        name = sanitizeDnsLabel(path.basename(target));
+      }
+      const display = dir.replace(/[\\/]+$/, '') || dir;
+
+      let existing: 'none' | 'empty';
+      try {
+        const stat = fs.statSync(target);
+        if (!stat.isDirectory()) {
+          streams.err(`error: ${display} exists and is not a folder; kyma-fleet init creates a new repository there\n`);
+          return setExit(ExitCode.InvalidInput);
+        }
+        if (fs.readdirSync(target).length > 0) {
+          streams.err(`error: ${display} exists and is not empty; kyma-fleet init only writes into a new or empty folder\n`);
+          return setExit(ExitCode.InvalidInput);
+        }
+        existing = 'empty';
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+          streams.err(`error: cannot read ${display} (${(err as NodeJS.ErrnoException).code ?? String(err)})\n`);
+          return setExit(ExitCode.IoOrLock);
+        }
+        existing = 'none';
+      }
+
+      const files = scaffoldFleetRepo({ name, kymaFleetVersion: packageVersion(), schemas: renderFleetSchemas(), newId: randomUUID });
+      try {
+        if (existing === 'none') writeNewFolder(target, files);
+        else writeIntoEmptyFolder(target, files);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST' || code === 'ENOTEMPTY') {
+          streams.err(`error: ${display} was created by someone else meanwhile; nothing written\n`);
+          return setExit(ExitCode.InvalidInput);
+        }
+        streams.err(`error: cannot write ${display} (${code ?? (err instanceof Error ? err.message : String(err))}); nothing written\n`);
+        return setExit(ExitCode.IoOrLock);
+      }
+
+      const runtimes = [...files.keys()].filter((f) => f.startsWith(`${FLEET_FOLDER}/runtimes/`)).length;
+      const cd = path.relative(streams.cwd, target) || '.';
+      streams.out(
+        `${display}: created fleet ${JSON.stringify(name)} (${files.size} files: ${runtimes} example runtimes, 1 group, schemas, CI workflow)\n` +
+          'next:\n' +
+          (cd === '.' ? '' : `  cd ${shellWord(cd)}\n`) +
+          '  # install kyma-fleet: from git until it is published to npm (README.md), commit package-lock.json\n' +
+          '  npx kyma-fleet validate && npx kyma-fleet synth\n' +
+          '  git init && git add . && git commit -m "kyma-fleet init"\n',
+      );
+      setExit(ExitCode.Ok);
+    });
+}
+
+function writeFiles(root: string, files: ReadonlyMap<string, string>): void {
+  for (const [rel, text] of files) {
+    const abs = path.join(root, ...rel.split('/'));
+    fs.mkdirSync(path.dirname(abs), { recursive: true });
+    fs.writeFileSync(abs, text, { flag: 'wx' });
+  }
+}
+
+/** Assembles the repository in a hidden folder beside `target`, then renames it into place. */
+function writeNewFolder(target: string, files: ReadonlyMap<string, string>): void {
+  const parent = path.dirname(target);
+  fs.mkdirSync(parent, { recursive: true });
+  const staging = path.join(parent, `.${path.basename(target)}.init-tmp-${process.pid}-${randomUUID().slice(0, 8)}`);
+  try {
+    fs.mkdirSync(staging);
+    writeFiles(staging, files);
+    fs.renameSync(staging, target); // fails if target appeared meanwhile and is not empty
+  } catch (err) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** An existing empty folder (e.g. a fresh clone target or a mount point): write in place, undo on failure. */
+function writeIntoEmptyFolder(target: string, files: ReadonlyMap<string, string>): void {
+  try {
+    writeFiles(target, files);
+  } catch (err) {
+    for (const entry of fs.readdirSync(target)) {
+      if ([...files.keys()].some((rel) => rel.split('/')[0] === entry)) fs.rmSync(path.join(target, entry), { recursive: true, force: true });
+    }
+    throw err;
+  }
+}
+
+/** A path as one POSIX shell word, for the "next" hints. */
+function shellWord(p: string): string {
+  return /^[A-Za-z0-9._\/-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,369 @@
+// Template builders for `kyma-fleet init` and `kyma-fleet new`: text in, text out, no I/O, no
+// clock, no randomness (IDs are passed in), so tests can pin every byte. The files they write must
+// validate and render at once; test/scaffold.test.ts checks that through the real CLI.
+
+import { API_VERSION, type FleetKind } from '../fleet/schema';
+import { yamlString } from './names';
+
+/** Where the editor schemas live relative to the repository root (as `npm run schemas` writes them). */
+export const SCHEMAS_FOLDER = 'schemas';
+/** The fleet folder of a scaffolded repository (the CLI default of --fleet). */
+export const FLEET_FOLDER = 'fleet';
+/** The workflow file `init` writes; examples/github-actions/kyma-fleet.yml is the same text. */
+export const WORKFLOW_PATH = '.github/workflows/kyma-fleet.yml';
+
+export function schemaFileName(kind: FleetKind): string {
+  return `${kind.toLowerCase()}.json`;
+}
+
+/** The first line that makes VS Code's YAML extension (yaml-language-server) validate the file. */
+export function schemaComment(ref: string): string {
+  return `# yaml-language-server: $schema=${ref}`;
+}
+
+export interface RuntimeIdentity {
+  readonly runtimeID: string;
+  readonly globalAccountID: string;
+  readonly subaccountID: string;
+  readonly region: string;
+  readonly shoot: { readonly name: string; readonly project: string };
+}
+
+export interface RuntimeTemplate extends RuntimeIdentity {
+  readonly name: string;
+  /** Reference to kymaruntime.json (relative path or URL) for the first-line schema comment. */
+  readonly schemaRef: string;
+  /** In the order given; values are written as YAML strings. */
+  readonly labels?: ReadonlyArray<readonly [string, string]>;
+  /** Comment lines (without '# ') written after the schema comment. */
+  readonly comments?: readonly string[];
+}
+
+/** A `KymaRuntime` file: identity only, settings come from the fleet defaults and groups. */
+export function runtimeYaml(t: RuntimeTemplate): string {
+  const lines = [schemaComment(t.schemaRef), ...(t.comments ?? []).map((c) => `# ${c}`.trimEnd())];
+  lines.push(`apiVersion: ${API_VERSION}`, 'kind: KymaRuntime', 'metadata:', `  name: ${yamlString(t.name)}`);
+  if (t.labels && t.labels.length > 0) {
+    lines.push('  labels:');
+    for (const [k, v] of t.labels) lines.push(`    ${yamlString(k)}: ${yamlString(v)}`);
+  }
+  lines.push(
+    'spec:',
+    `  runtimeID: ${yamlString(t.runtimeID)}`,
+    `  globalAccountID: ${yamlString(t.globalAccountID)}`,
+    `  subaccountID: ${yamlString(t.subaccountID)}`,
+    `  region: ${yamlString(t.region)}`,
+    '  shoot:',
+    `    name: ${yamlString(t.shoot.name)}`,
+    `    project: ${yamlString(t.shoot.project)}`,
+  );
+  return lines.join('\n') + '\n';
+}
+
+/** `fleet/fleet.yaml`: channel regular, a few modules, one docker.io cache, Falco off, Flux wiring. */
+export function fleetYaml(name: string, schemaRef = `../${SCHEMAS_FOLDER}/${schemaFileName('Fleet')}`): string {
+  return `${schemaComment(schemaRef)}
+# Fleet-wide options and the defaults every runtime starts from (the lowest layer). Groups in
+# groups/ override them for the runtimes their selector matches; a runtime file overrides both.
+# See what a runtime ends up with: npx kyma-fleet explain RUNTIME
+apiVersion: ${API_VERSION}
+kind: Fleet
+metadata:
+  name: ${yamlString(name)}
+spec:
+  # Namespace of the Kyma and Runtime CRs (and of KIM's kubeconfig-<runtimeID> secrets) in the KCP.
+  kcpNamespace: kcp-system
+  kim:
+    # false: KIM's RegistryCacheConfig controller is off, so kcp/ Runtime fragments carry the caches.
+    registryCacheSync: false
+  # GitOps wiring in dist/gitops/flux/: one Flux Kustomization per runtime and target. Create the
+  # GitRepository named here (holding this repository) and one Kustomization for ./dist/gitops/flux.
+  gitops:
+    flux:
+      enabled: true
+      sourceRef:
+        kind: GitRepository
+        name: kyma-fleet
+      path: ./dist
+      interval: 10m
+  defaults:
+    channel: regular
+    modules:
+      - name: api-gateway
+      - name: istio
+      - name: btp-operator
+    extensions:
+      registry-cache:
+        enabled: true
+        caches:
+          # Pull-through cache for Docker Hub on every runtime (each cache is a volume on the Shoot).
+          - upstream: docker.io
+            volume:
+              size: 20Gi
+            garbageCollection:
+              ttl: 168h
+      falco:
+        enabled: false
+`;
+}
+
+/** `fleet/groups/production.yaml`: a larger cache and Falco for runtimes labelled tier: production. */
+export function productionGroupYaml(schemaRef = `../../${SCHEMAS_FOLDER}/${schemaFileName('RuntimeGroup')}`): string {
+  return `${schemaComment(schemaRef)}
+# Production runtimes (label tier: production): a larger Docker Hub cache and Falco runtime
+# security with the standard rules, reporting to the Gardener logging stack.
+apiVersion: ${API_VERSION}
+kind: RuntimeGroup
+metadata:
+  name: production
+spec:
+  selector:
+    matchLabels:
+      tier: production
+  # Higher wins over lower; two groups of equal priority must not set the same field differently.
+  priority: 10
+  settings:
+    modules:
+      - name: telemetry
+    extensions:
+      registry-cache:
+        caches:
+          - upstream: docker.io
+            volume:
+              size: 50Gi
+      falco:
+        enabled: true
+        rules:
+          standard:
+            - falco-rules
+        destinations:
+          - name: logging
+`;
+}
+
+/** The Shoot name KEB gives a runtime: "c-" and the first 7 characters of a (random) ID. */
+export function exampleShootName(id: string): string {
+  return `c-${id.replace(/-/g, '').slice(0, 7).toLowerCase()}`;
+}
+
+export const EXAMPLE_RUNTIME_COMMENTS = [
+  'Example runtime written by `kyma-fleet init`: the IDs below are random placeholders.',
+  'Replace it with a real runtime (IDs from the Kyma Environment Broker or the BTP cockpit):',
+  '  npx kyma-fleet new runtime NAME --runtime-id UUID --global-account ID --subaccount ID \\',
+  '    --region REGION --shoot SHOOT --project PROJECT --label tier=production',
+];
+
+/** The two example runtimes: one development, one production (matched by the production group). */
+export function exampleRuntimes(newId: () => string): RuntimeTemplate[] {
+  const schemaRef = `../../${SCHEMAS_FOLDER}/${schemaFileName('KymaRuntime')}`;
+  const make = (name: string, tier: string, project: string): RuntimeTemplate => {
+    const runtimeID = newId();
+    return {
+      name,
+      schemaRef,
+      comments: EXAMPLE_RUNTIME_COMMENTS,
+      labels: [['tier', tier]],
+      runtimeID,
+      globalAccountID: newId(),
+      subaccountID: newId(),
+      region: 'eu-central-1',
+      shoot: { name: exampleShootName(runtimeID), project },
+    };
+  };
+  return [make('example-dev', 'development', 'kyma-dev'), make('example-prod', 'production', 'kyma-prod')];
+}
+
+/** Ignored files: dependencies, the parse cache, the writer's lock and leftovers of a killed synth. */
+export function gitignore(): string {
+  return `node_modules/
+.cache/
+*.lock
+.dist.tmp-*
+.dist.old-*
+`;
+}
+
+/**
+ * The GitHub Actions workflow (also committed as examples/github-actions/kyma-fleet.yml). The diff
+ * compares this pull request's rendering with the dist/ of the base branch: against the pull
+ * request's own dist/ it would be empty whenever the author re-ran synth, which CI requires.
+ */
+export function githubWorkflowYaml(): string {
+  return `# kyma-fleet CI (written by \`kyma-fleet init\`). On every pull request: validate the fleet (under
+# GitHub Actions each error is also an ::error annotation, shown inline on the diff), check that dist/
+# was regenerated, and comment on the pull request with what the change does to the rendered
+# manifests. Needs a committed package-lock.json (npm ci) and a committed dist/ (npx kyma-fleet synth).
+name: kyma-fleet
+
+on:
+  pull_request:
+
+permissions:
+  contents: read
+  pull-requests: write # the diff comment
+
+concurrency:
+  group: kyma-fleet-\${{ github.event.pull_request.number }}
+  cancel-in-progress: true
+
+jobs:
+  fleet:
+    runs-on: ubuntu-latest
+    timeout-minutes: 20
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          # The merge commit and its first parent, the tip of the base branch.
+          fetch-depth: 2
+
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+          cache: npm
+
+      - run: npm ci
+
+      - name: Read dist/ of the base branch
+        # What is applied today. Empty on the first pull request: everything shows as new.
+        run: |
+          mkdir -p "$RUNNER_TEMP/base/dist"
+          if git cat-file -e HEAD^1:dist 2>/dev/null; then git archive HEAD^1 dist | tar -x -C "$RUNNER_TEMP/base"; fi
+
+      - name: Validate the fleet
+        id: validate
+        # --out: immutable fields are checked against what the base branch renders.
+        run: npx kyma-fleet validate --out "$RUNNER_TEMP/base/dist"
+
+      - name: Check that dist/ is up to date
+        run: npx kyma-fleet synth --check
+
+      - name: Diff against the base branch
+        id: diff
+        # Also when dist/ is stale: reviewers see the change either way.
+        if: \${{ !cancelled() && steps.validate.outcome == 'success' }}
+        run: |
+          npx kyma-fleet diff --out "$RUNNER_TEMP/base/dist" --output markdown > diff.md
+          cat diff.md >> "$GITHUB_STEP_SUMMARY"
+
+      - name: Comment on the pull request
+        # marocchino/sticky-pull-request-comment keeps one comment per pull request and updates it
+        # on every push; it finds its comment by the hidden header, whereas \`gh pr comment
+        # --edit-last\` edits the last comment of github-actions[bot], which may be another
+        # workflow's. Pull requests from forks get a read-only token: no comment there (the diff is
+        # in the job summary). Pin the action to a commit SHA if your policy requires it.
+        if: \${{ !cancelled() && steps.diff.outcome == 'success' && github.event.pull_request.head.repo.full_name == github.repository }}
+        uses: marocchino/sticky-pull-request-comment@v2
+        with:
+          header: kyma-fleet-diff
+          path: diff.md
+`;
+}
+
+/**
+ * package.json of the fleet repository. kyma-fleet is pinned exactly: dist/ is a function of the
+ * fleet and of the renderer, so an upgrade is a deliberate change with its own re-synth.
+ * The name never equals "kyma-fleet" (npm refuses a package depending on its own name).
+ */
+export function fleetPackageJson(name: string, kymaFleetVersion: string): string {
+  const pkg = {
+    name: `${name}-config`,
+    version: '0.0.0',
+    private: true,
+    description: `Kyma fleet configuration of ${name}, rendered by kyma-fleet`,
+    scripts: {
+      validate: 'kyma-fleet validate',
+      synth: 'kyma-fleet synth',
+      diff: 'kyma-fleet diff',
+      check: 'kyma-fleet validate && kyma-fleet synth --check',
+    },
+    engines: { node: '>=20.19' },
+    devDependencies: { 'kyma-fleet': kymaFleetVersion },
+  };
+  return JSON.stringify(pkg, null, 2) + '\n';
+}
+
+export function fleetReadme(name: string, kymaFleetVersion: string): string {
+  return `# ${name}
+
+The Kyma fleet configuration of ${name}: which Gardener extensions (Registry Cache, Falco) and Kyma
+modules each Kyma runtime gets. kyma-fleet validates it
+and renders plain manifests into \`dist/\`, which Flux (or Argo CD) applies.
+
+\`\`\`
+fleet/fleet.yaml            kind: Fleet          fleet-wide options and defaults
+fleet/groups/*.yaml         kind: RuntimeGroup   label selector + priority + settings overlay
+fleet/runtimes/*.yaml       kind: KymaRuntime    one runtime per file (file name = metadata.name)
+dist/                       rendered by \`npx kyma-fleet synth\`; commit it, never edit it
+schemas/                    JSON Schemas: VS Code's YAML extension validates the fleet files as you type
+.github/workflows/          CI: validate, \`synth --check\`, the rendered diff as a pull request comment
+\`\`\`
+
+## Set up
+
+1. Install kyma-fleet (Node.js 20). kyma-fleet is not published to npm yet: until it is, install
+   it from git, which replaces the version in \`package.json\` by the git URL (npm builds it on
+   install). Do not run a plain \`npm install\` before that: it would fetch whatever package of that
+   name the public registry holds.
+
+   \`\`\`sh
+   npm install --save-dev --save-exact "git+https://<kyma-fleet repository>.git#v${kymaFleetVersion}"
+   \`\`\`
+
+   Commit \`package-lock.json\`: CI installs exactly that with \`npm ci\`. Once kyma-fleet is on npm,
+   \`npm install\` with the \`package.json\` as written by \`kyma-fleet init\` is enough.
+
+2. Replace the two example runtimes (\`fleet/runtimes/example-*.yaml\`, random IDs) with yours; the IDs
+   come from the Kyma Environment Broker (BTP cockpit: your Kyma environment):
+
+   \`\`\`sh
+   npx kyma-fleet new runtime my-runtime --runtime-id UUID --global-account ID --subaccount ID \\
+     --region REGION --shoot SHOOT --project PROJECT --label tier=production
+   \`\`\`
+
+3. Render and commit: \`npx kyma-fleet synth\`, then \`git add . && git commit\`.
+
+## Every change
+
+\`\`\`sh
+npx kyma-fleet validate          # YAML, schema, admission rules, layering (every error with file:line:col)
+npx kyma-fleet explain RUNTIME   # resolved settings of one runtime, each value with the file that set it
+npx kyma-fleet synth             # render dist/; commit it with the change
+npx kyma-fleet diff              # what synth would change in dist/
+\`\`\`
+
+A pull request runs the same checks in CI and gets the rendered diff as a comment. Upgrading
+kyma-fleet can change \`dist/\`: upgrade in its own pull request and run \`npx kyma-fleet synth\` there.
+The JSON Schemas in \`schemas/\` were written by kyma-fleet ${kymaFleetVersion}; newer versions ship
+newer ones in \`node_modules/kyma-fleet/schemas/\`.
+
+## Apply
+
+Flux in the Kyma Control Plane: a \`GitRepository\` named \`kyma-fleet\` in \`kcp-system\` holding this
+repository (see \`gitops.flux\` in \`fleet/fleet.yaml\`) and one Kustomization for \`./dist/gitops/flux\`.
+`;
+}
+
+export interface ScaffoldInput {
+  /** The fleet name (metadata.name of fleet.yaml), a DNS-1123 label. */
+  readonly name: string;
+  /** The kyma-fleet version the repository depends on. */
+  readonly kymaFleetVersion: string;
+  /** schemas/*.json by file name (renderFleetSchemas()). */
+  readonly schemas: ReadonlyMap<string, string>;
+  /** Fresh UUIDs (crypto.randomUUID in the CLI). */
+  readonly newId: () => string;
+}
+
+/** Every file of a new fleet repository, by path relative to its root ('/' separators), sorted. */
+export function scaffoldFleetRepo(input: ScaffoldInput): Map<string, string> {
+  const files = new Map<string, string>();
+  files.set(WORKFLOW_PATH, githubWorkflowYaml());
+  files.set('.gitignore', gitignore());
+  files.set('README.md', fleetReadme(input.name, input.kymaFleetVersion));
+  files.set(`${FLEET_FOLDER}/fleet.yaml`, fleetYaml(input.name));
+  files.set(`${FLEET_FOLDER}/groups/production.yaml`, productionGroupYaml());
+  for (const r of exampleRuntimes(input.newId)) files.set(`${FLEET_FOLDER}/runtimes/${r.name}.yaml`, runtimeYaml(r));
+  files.set('package.json', fleetPackageJson(input.name, input.kymaFleetVersion));
+  for (const [name, text] of input.schemas) files.set(`${SCHEMAS_FOLDER}/${name}`, text);
+  return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
