@@ -170,6 +170,12 @@ export const CATALOGUE: readonly HostileCase[] = [
   { id: 'H37c', title: 'duplicate runtime ID (case-insensitive)', files: { 'runtimes/bad.yaml': runtime('bad', '', '3F1E8D62-9C1A-4C4E-8A0E-2B7F6D1C9E01') }, expect: [
       "fleet/runtimes/bad.yaml:6:14: error at runtimeID: runtime ID \"3F1E8D62-9C1A-4C4E-8A0E-2B7F6D1C9E01\" is already declared in fleet/runtimes/acme-eu-prod-1.yaml:10:14 [E_DUPLICATE_RUNTIME_ID]",
     ] },
+  { id: 'H38', title: 'two upstreams rendered as the same object', files: bad('  extensions:\n    registry-cache:\n      caches:\n        - upstream: my-reg.io:5000\n        - upstream: my-reg.io-5000\n'), expect: [
+      'fleet/runtimes/bad.yaml:16:21: error at extensions.registry-cache.caches[0].upstream: upstreams "my-reg.io-5000" and "my-reg.io:5000" would both be rendered as RegistryCacheConfig "my-reg.io-5000"; only one of them can be cached [E_OUTPUT_COLLISION]',
+    ] },
+  { id: 'H38b', title: 'two rules files rendered as the same ConfigMap', files: { ...bad('  extensions:\n    falco:\n      enabled: true\n      rules:\n        custom:\n          - file: rules/team/web.yaml\n          - file: rules/team-web.yaml\n'), 'rules/team/web.yaml': '- macro: a\n  condition: b\n', 'rules/team-web.yaml': '- macro: c\n  condition: d\n' }, expect: [
+      'fleet/runtimes/bad.yaml:18:11: error at extensions.falco.rules.custom: rules files "rules/team/web.yaml" and "rules/team-web.yaml" would both be rendered as ConfigMap "falco-rules-team-web"; rename one of them [E_OUTPUT_COLLISION]',
+    ] },
   { id: 'H39', title: 'Windows device name', files: { 'runtimes/con.yaml': runtime('con') }, expect: [
       "fleet/runtimes/con.yaml:4:9: error at metadata.name: \"con\" is a reserved device name on Windows and cannot be a folder in dist/ [E_NAME_RESERVED]",
     ] },

@@ -3,6 +3,7 @@
 
 import { quote } from '../../lib/diagnostics';
 import { dns1123SubdomainErrors } from '../../lib/k8s-names';
+import { toSubdomainName } from '../../lib/manifest';
 
 /** The first DNS-1123 subdomain problem of `name` with the value quoted, or undefined when valid. */
 export function dns1123SubdomainProblem(name: string): string | undefined {
@@ -16,4 +17,10 @@ export function dns1123SubdomainProblem(name: string): string | undefined {
  */
 export function bare(value: string): string {
   return /^[\x21-\x7e]{1,80}$/.test(value) && !value.includes('"') ? value : quote(value);
+}
+
+/** ConfigMap name for a rules file: "rules/team/web.yaml" -> "falco-rules-team-web". */
+export function rulesConfigMapName(file: string): string {
+  const rel = file.replace(/^rules\//, '').replace(/\.yaml$/, '');
+  return toSubdomainName(`falco-rules-${rel.replace(/[/.]/g, '-')}`, 63);
 }

@@ -5,7 +5,8 @@
 
 import type { Construct } from 'constructs';
 import { ConfigMap } from 'cdk8s-plus-28';
-import { OWNED_LABELS, toSubdomainName } from '../../lib/manifest';
+import { OWNED_LABELS } from '../../lib/manifest';
+import { rulesConfigMapName } from './names';
 import type { ExtensionRendering, RenderInput, ShootResource } from '../types';
 import { baseName } from './paths';
 import type { FalcoState } from './profile';
@@ -15,12 +16,6 @@ type Destination = { readonly name: string; readonly resourceSecretName?: string
 
 /** Namespace Falco reads custom rule ConfigMaps from on the runtime. */
 export const FALCO_RULES_NAMESPACE = 'kube-system';
-
-/** ConfigMap name for a rules file: "rules/team/web.yaml" -> "falco-rules-team-web". */
-export function rulesConfigMapName(file: string): string {
-  const rel = file.replace(/^rules\//, '').replace(/\.yaml$/, '');
-  return toSubdomainName(`falco-rules-${rel.replace(/[/.]/g, '-')}`, 63);
-}
 
 export function renderFalco(input: RenderInput<FalcoState>): ExtensionRendering {
   if (input.state === 'disabled') return { shootExtension: { disabled: true } };

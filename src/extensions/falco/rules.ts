@@ -13,7 +13,7 @@
 import { quote } from '../../lib/diagnostics';
 import { parseFleetYaml, type ParsedYaml } from '../../fleet/parse-yaml';
 import type { AuxFile, RuleEnvironment, RuleReporter } from '../types';
-import { bare, dns1123SubdomainProblem } from './names';
+import { bare, dns1123SubdomainProblem, rulesConfigMapName } from './names';
 import { baseName, classifyFleetPath } from './paths';
 import type { FalcoState } from './profile';
 import { DESTINATIONS, STANDARD_RULES } from './schema';
@@ -217,6 +217,23 @@ export function validateResolved(value: Record<string, unknown>, reporter: RuleR
   checkLoggingWithCustom(enabled, reporter);
   checkSecretConfigured(enabled, 'custom', 'custom event destination is set but no custom config is defined', reporter);
   checkSecretConfigured(enabled, 'splunk', 'splunk event destination is set but no secret config is defined', reporter);
+  checkRulesConfigMapNames(value.rules, reporter);
+}
+
+/** Two rules files must not derive the same ConfigMap name (rules/team/web.yaml and rules/team-web.yaml). */
+function checkRulesConfigMapNames(rulesValue: unknown, reporter: RuleReporter): void {
+  const custom = asRecord(rulesValue)?.custom;
+  if (!Array.isArray(custom)) return;
+  const seen = new Map<string, string>();
+  custom.forEach((rule: unknown, i) => {
+    const file = asRecord(rule)?.file;
+    if (typeof file !== 'string') return;
+    const name = rulesConfigMapName(file);
+    const other = seen.get(name);
+    if (other !== undefined && other !== file) {
+      reporter.report(['rules', 'custom', i, 'file'], 'E_OUTPUT_COLLISION', `rules files ${quote(other)} and ${quote(file)} would both be rendered as ConfigMap ${quote(name)}; rename one of them`);
+    } else seen.set(name, file);
+  });
 }
 
 /** The effective version must be listed in the FalcoProfile and not deprecated past its expiry. */

@@ -6,8 +6,8 @@
 
 import type { Construct } from 'constructs';
 import { RegistryCacheConfig, RegistryCacheConfigSpecVolumeSize } from '../../../imports/core.kyma-project.io';
-import { OWNED_LABELS, toSubdomainName } from '../../lib/manifest';
-import { uuidV5 } from '../../lib/uuid';
+import { OWNED_LABELS } from '../../lib/manifest';
+import { cacheObjectName, cacheUid } from './naming';
 import type { ExtensionRendering, RenderInput, ShootResource } from '../types';
 
 interface Cache {
@@ -17,20 +17,6 @@ interface Cache {
   readonly garbageCollection?: { readonly ttl: string };
   readonly secretReferenceName?: string;
   readonly proxy?: { readonly httpProxy?: string; readonly httpsProxy?: string };
-}
-
-/** RegistryCacheConfig name for an upstream: the upstream with ':' as '-' ("my-reg.io:5000" -> "my-reg.io-5000"). */
-export function cacheObjectName(upstream: string): string {
-  return toSubdomainName(upstream.replace(/:/g, '-'));
-}
-
-/**
- * The `uid` KIM uses to map a cache to its Garden secret. KIM normally copies the SKR object's
- * UID; the fleet writes the Runtime CR itself, so it derives a stable one: a UUIDv5 of the
- * lowercase runtime ID and the upstream.
- */
-export function cacheUid(runtimeID: string, upstream: string): string {
-  return uuidV5(`registry-cache/${runtimeID.toLowerCase()}/${upstream}`);
 }
 
 /** The cache fields exactly as the Kyma RegistryCacheConfig spec and the Gardener RegistryConfig name them. */

@@ -8,6 +8,7 @@ import { parseGoDuration } from '../../lib/go-duration';
 import { dns1123LabelErrors, dns1123SubdomainErrors } from '../../lib/k8s-names';
 import { parseQuantity } from '../../lib/quantity';
 import { hostPortErrors, httpURLErrors, redactUserInfo } from '../../lib/url-rules';
+import { cacheObjectName } from './naming';
 import type { RuleReporter } from '../types';
 import {
   MAX_DURATION_LENGTH,
@@ -211,7 +212,7 @@ const LAYER_RULES: readonly Rule[] = [
   checkSecretReferenceName,
 ];
 
-const RESOLVED_RULES: readonly Rule[] = [checkAtLeastOneCache];
+const RESOLVED_RULES: readonly Rule[] = [checkAtLeastOneCache, checkDerivedNames];
 
 /** Rules over one layer's value of `extensions.registry-cache` (paths relative to it). */
 export function validateLayer(value: Settings, reporter: RuleReporter): void {
@@ -219,6 +220,23 @@ export function validateLayer(value: Settings, reporter: RuleReporter): void {
 }
 
 /** Rules over the merged settings of one runtime where the extension is enabled. */
+/**
+ * Two upstreams must not derive the same RegistryCacheConfig name ("my-reg.io:5000" and
+ * "my-reg.io-5000" both give "my-reg.io-5000"): the second object would replace the first.
+ */
+function checkDerivedNames(value: Settings, reporter: RuleReporter): void {
+  const caches = Array.isArray(value.caches) ? (value.caches as Array<{ upstream?: unknown }>) : [];
+  const seen = new Map<string, string>();
+  caches.forEach((c, i) => {
+    if (typeof c.upstream !== 'string') return;
+    const name = cacheObjectName(c.upstream);
+    const other = seen.get(name);
+    if (other !== undefined) {
+      reporter.report(['caches', i, 'upstream'], 'E_OUTPUT_COLLISION', `upstreams ${quote(other)} and ${quote(c.upstream)} would both be rendered as RegistryCacheConfig ${quote(name)}; only one of them can be cached`);
+    } else seen.set(name, c.upstream);
+  });
+}
+
 export function validateResolved(value: Settings, reporter: RuleReporter): void {
   for (const rule of RESOLVED_RULES) rule(value, reporter);
 }
