@@ -393,7 +393,12 @@ function publish(names: Names, tree: Tree, hadOld: boolean, moves: Moves, steps:
   const id = names.freshId();
   const tmp = names.at('tmp', id);
   const treeDir = path.join(tmp, 'tree');
-  const movedDir = (d: string): boolean => moves.dirs.some((m) => d === m || d.startsWith(m + '/'));
+  // A folder is inside a moved folder when it or one of its ancestors is one (O(depth), not O(moves)).
+  const movedDirs = new Set(moves.dirs);
+  const movedDir = (d: string): boolean => {
+    for (let p = d; p !== '' && p !== '.'; p = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '') if (movedDirs.has(p)) return true;
+    return false;
+  };
   const moved = new Set(moves.files);
   try {
     fs.mkdirSync(tmp);
