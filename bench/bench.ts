@@ -1,73 +1,84 @@
-// Benchmark of `kyma-fleet validate` on synthetic fleets, so regressions and non-linear hot spots
-// show up as numbers: whole-process wall time, CPU and peak RSS (the figures users see), plus an
-// in-process breakdown by phase (load / validate / resolve / resolved rules) to see where time goes.
+// Benchmark of kyma-fleet on seeded synthetic fleets (issues 3 and 5): every scenario is timed as a
+// WHOLE PROCESS (wall by the ns clock around the spawn; CPU and peak RSS from /usr/bin/time -v, else
+// the rss-probe preload; BENCH_NO_TIME=1 forces the probe), 1 uncounted warm-up + `runs` runs, and
+// compared with a plain-cdk8s baseline of the same objects measured in the same run.
 //
-//   npm run bench -- [--sizes 1000,10000] [--runs 3] [--keep] [--seed 42]
+//   npm run bench -- [--sizes 1000,10000[,100000]] [--runs 3]
+//                    [--scenarios validate,cold,noop,one-changed,baseline,baseline-naive]
+//                    [--seed 42] [--keep] [--quiet-wait SECONDS]
 //
-// Per size: generate .bench/fleet-<n>/, run the CLI once as warm-up and `runs` times measured
-// (/usr/bin/time -v when present, else the rss-probe preload; BENCH_NO_TIME=1 forces the probe),
-// then a child process times the phases (first pass cold and reported apart, then `runs` passes).
-// Prints a markdown table and writes .bench/results.json. Fleets are deleted unless --keep.
+// Scenarios (per fleet size N):
+//   validate        `kyma-fleet validate` without a previous render, empty parse cache (+ an
+//                   in-process breakdown by phase, uncached, from a child process)
+//   cold            `kyma-fleet synth` into an empty out dir (a fresh one per run; validation included)
+//   noop            `kyma-fleet synth` again, nothing changed (dist/ exists and is current)
+//   one-changed     runtime #7's file changed (a registry-cache garbageCollection.ttl, alternating
+//                   701h/702h/703h so every run is a real change; for seed 42 that adds a docker.io
+//                   cache override; a volume size change would be refused as immutable, E_IMMUTABLE_FIELD),
+//                   then `kyma-fleet synth`
+//   baseline        plain cdk8s (bench/plain-cdk8s.ts --mode folder): one App, one Chart per runtime,
+//                   ApiObjects, app.synth() with FOLDER_PER_CHART_FILE_PER_RESOURCE, over the objects
+//                   kyma-fleet renders (exported once, untimed, by bench/export-objects.ts)
+//   baseline-naive  the same with the default FILE_PER_CHART; quadratic, so only for N <= 1000
+// cold, baseline, noop and one-changed run in rounds (cold, baseline, noop, one-changed; again; ...),
+// so cold / baseline, noop / cold and one-changed / cold are medians of per-round ratios (paired
+// A/B, as perf-baseline.md recommends). noop and one-changed work on the dist/ of round 0's cold
+// run with that run's cache (KYMA_FLEET_CACHE_DIR); every cold run gets an empty cache folder.
+//
+// Noise handling (perf-baseline.md): the 1-min load average is recorded per group and a busy machine
+// is flagged (--quiet-wait S waits up to S seconds before each group for it to drop); outputs are
+// deleted only between groups, followed by `sync` and a 3 s sleep; every run that writes gets a
+// fresh output folder (deleting a big tree right before a run slows it 2-3x).
+// The compiled program is copied to .bench/build/ first, so a rebuild of lib/ during a long run
+// cannot mix two versions into one table.
+//
+// Writes .bench/results.json and .bench/results.md (the printed table). Fleets and outputs are deleted
+// at the end unless --keep.
 
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { parseDocument, isSeq } from 'yaml';
 import { loadFleet } from '../src/fleet/load';
 import { resolveFleet } from '../src/fleet/resolve';
 import { checkResolved } from '../src/fleet/resolved-rules';
 import { validateFleet } from '../src/fleet/validate';
 import { formatDiagnostic, hasErrors, normalizeDiagnostics } from '../src/lib/diagnostics';
-import { type FleetStats, generateFleet, NOW, REPO_ROOT, selfCheck } from './generate-fleet';
+import { type FleetStats, generateFleet, hashTree, NOW, REPO_ROOT, selfCheck } from './generate-fleet';
+import { countFiles, fileInodes, load1, measureNode, newFiles, type ProcessRun, removeTree, rssSource, settle, sleepMs, type Spread, spread } from './measure';
 
 const BENCH_DIR = path.join(REPO_ROOT, '.bench');
+const SCENARIOS = ['validate', 'cold', 'noop', 'one-changed', 'baseline', 'baseline-naive'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+const PRODUCT: readonly Scenario[] = ['validate', 'cold', 'noop', 'one-changed'];
+/** FILE_PER_CHART is O(N²): 3.5 s at 1,000 runtimes, 340 s at 10,000 (perf-baseline.md). */
+const NAIVE_MAX_N = 1000;
+/** Above this 1-min load average (2 cores) other processes compete with the bench. */
+const BUSY_LOAD = 0.5;
+const ONE_CHANGED_INDEX = 7;
+const TTL_VALUES = ['701h', '702h', '703h'];
+
+// Issue-5 targets ("Done means").
+const TARGET = { coldOverBaseline: 0.25, incrementalOverCold: 0.1, rssMB10k: 512, scale100kOver10k: 12 } as const;
+
+const LABEL: Record<Scenario, string> = {
+  validate: 'validate',
+  cold: 'cold synth',
+  noop: 'no-op synth',
+  'one-changed': 'one-changed synth',
+  baseline: 'baseline: plain cdk8s, folder per chart',
+  'baseline-naive': 'baseline-naive: plain cdk8s, FILE_PER_CHART',
+};
+
+// ---------------------------------------------------------------------------------------------
+// The validate phase breakdown (in a child process, as before)
+
 const PHASES = ['load', 'validate', 'resolve', 'resolvedRules', 'normalize'] as const;
 type Phase = (typeof PHASES)[number];
 type PhaseTimes = Record<Phase | 'total', number>;
-
-interface Spread {
-  median: number;
-  min: number;
-  max: number;
-}
-
-interface ProcessRun {
-  wallMs: number;
-  maxRssKB: number;
-  userS: number;
-  sysS: number;
-}
-
-function spread(xs: readonly number[]): Spread {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return { median: s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2, min: s[0]!, max: s[s.length - 1]! };
-}
-
-/** One whole-process `kyma-fleet validate` run: wall time by the ns clock around the spawn, RSS and CPU from time -v or the probe. */
-function runValidate(fleetDir: string): ProcessRun {
-  const cli = ['bin/kyma-fleet.js', 'validate', '--fleet', path.relative(REPO_ROOT, fleetDir), '--now', NOW];
-  const useTime = fs.existsSync('/usr/bin/time') && !process.env.BENCH_NO_TIME;
-  const timeFile = path.join(BENCH_DIR, 'time-v.txt');
-  const [cmd, args] = useTime
-    ? ['/usr/bin/time', ['-v', '-o', timeFile, process.execPath, ...cli]]
-    : [process.execPath, ['-r', path.join(__dirname, 'rss-probe.js'), ...cli]];
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 1 << 28 });
-  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`validate exited with ${r.status}:\n${(r.stderr ?? '').slice(0, 4000)}`);
-  if (!useTime) return { wallMs, ...JSON.parse(/@@bench-rss (.*)/.exec(r.stderr)![1]!) };
-  const text = fs.readFileSync(timeFile, 'utf8');
-  const num = (re: RegExp): number => Number(re.exec(text)![1]);
-  return {
-    wallMs,
-    maxRssKB: num(/Maximum resident set size \(kbytes\): (\d+)/),
-    userS: num(/User time \(seconds\): ([\d.]+)/),
-    sysS: num(/System time \(seconds\): ([\d.]+)/),
-  };
-}
 
 /** In the phases child: the steps of checkFleet (src/fleet/check.ts), timed one by one. */
 function timePhases(fleetDir: string): PhaseTimes & { runtimes: number } {
@@ -101,27 +112,14 @@ function phasesChild(fleetDir: string, runs: number): void {
   process.stdout.write(JSON.stringify({ passes, maxRssKB: process.resourceUsage().maxRSS }));
 }
 
-interface SizeResult {
-  n: number;
-  fleet: FleetStats & { generateMs: number };
-  process: { runs: ProcessRun[]; wallMs: Spread; maxRssMB: Spread; cpuS: Spread };
-  phases: { cold: PhaseTimes; warmMedianMs: PhaseTimes; warmRuns: number };
-  perRuntimeUs: { wall: number; inProcess: number } & Record<Phase, number>;
+interface PhaseResult {
+  cold: PhaseTimes;
+  warmMedianMs: PhaseTimes;
+  warmRuns: number;
 }
 
-function benchSize(n: number, runs: number, seed: number, keep: boolean): SizeResult {
-  const dir = path.join(BENCH_DIR, `fleet-${n}`);
-  fs.rmSync(dir, { recursive: true, force: true });
-  const g0 = performance.now();
-  const stats = generateFleet(dir, n, seed);
-  const generateMs = performance.now() - g0;
-  spawnSync('sync');
-  console.error(`N=${n}: generated ${stats.files} files (${(stats.bytes / 1e6).toFixed(1)} MB) in ${(generateMs / 1000).toFixed(1)} s; measuring...`);
-
-  runValidate(dir); // warm-up: page cache, code cache
-  const procRuns = Array.from({ length: runs }, () => runValidate(dir));
-
-  const child = spawnSync(process.execPath, ['--expose-gc', __filename, '--phases', dir, '--runs', String(runs)], {
+function measurePhases(build: Build, fleetDir: string, n: number, runs: number): PhaseResult {
+  const child = spawnSync(process.execPath, ['--expose-gc', build.benchJs, '--phases', fleetDir, '--runs', String(runs)], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
     maxBuffer: 1 << 28,
@@ -132,50 +130,611 @@ function benchSize(n: number, runs: number, seed: number, keep: boolean): SizeRe
   const warm = passes.slice(1);
   const keys = [...PHASES, 'total'] as const;
   const warmMedianMs = Object.fromEntries(keys.map((k) => [k, spread(warm.map((w) => w[k])).median])) as PhaseTimes;
+  return { cold: passes[0]!, warmMedianMs, warmRuns: warm.length };
+}
 
-  if (!keep) fs.rmSync(dir, { recursive: true, force: true });
-  const wallMs = spread(procRuns.map((r) => r.wallMs));
-  const perPhase = Object.fromEntries(PHASES.map((p) => [p, (warmMedianMs[p] * 1000) / n])) as Record<Phase, number>;
+// ---------------------------------------------------------------------------------------------
+// The program under test, frozen for the whole bench run
+
+interface Build {
+  root: string;
+  cli: string;
+  benchJs: string;
+  plainCdk8s: string;
+  exportObjects: string;
+  probe: string;
+  /** sha256 of the copied lib/ (first 12 hex). */
+  libHash: string;
+  git: { head: string; dirty: string[] };
+}
+
+function snapshotBuild(): Build {
+  const root = path.join(BENCH_DIR, 'build');
+  removeTree(root);
+  fs.mkdirSync(root, { recursive: true });
+  fs.cpSync(path.join(REPO_ROOT, 'lib'), path.join(root, 'lib'), { recursive: true });
+  fs.cpSync(path.join(REPO_ROOT, 'bin'), path.join(root, 'bin'), { recursive: true });
+  fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(root, 'package.json'));
+  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+  const git = (args: string[]): string => {
+    try {
+      return execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return '';
+    }
+  };
+  const rel = (p: string): string => path.relative(REPO_ROOT, p);
   return {
-    n,
-    fleet: { ...stats, generateMs },
-    process: {
-      runs: procRuns,
-      wallMs,
-      maxRssMB: spread(procRuns.map((r) => r.maxRssKB / 1024)),
-      cpuS: spread(procRuns.map((r) => r.userS + r.sysS)),
-    },
-    phases: { cold: passes[0]!, warmMedianMs, warmRuns: warm.length },
-    perRuntimeUs: { wall: (wallMs.median * 1000) / n, inProcess: (warmMedianMs.total * 1000) / n, ...perPhase },
+    root,
+    cli: rel(path.join(root, 'bin', 'kyma-fleet.js')),
+    benchJs: path.join(root, 'lib', 'bench', 'bench.js'),
+    plainCdk8s: rel(path.join(root, 'lib', 'bench', 'plain-cdk8s.js')),
+    exportObjects: path.join(root, 'lib', 'bench', 'export-objects.js'),
+    probe: path.join(root, 'lib', 'bench', 'rss-probe.js'),
+    libHash: hashTree(path.join(root, 'lib')).slice(0, 12),
+    git: { head: git(['rev-parse', '--short', 'HEAD']), dirty: git(['status', '--porcelain', '--', 'src', 'charts', 'imports', 'bin']).split('\n').filter(Boolean) },
   };
 }
 
-function table(results: readonly SizeResult[], runs: number): string {
-  const f = (x: number, d = 0): string => x.toFixed(d);
-  const lines = [
-    `| N | runtimes/s | wall s, median (min..max), ${runs} runs | cpu s | peak RSS MB | load ms | validate ms | resolve ms | resolved-rules ms | in-process ms (cold) | µs/runtime wall | µs/runtime in-process |`,
-    '|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-  ];
+// ---------------------------------------------------------------------------------------------
+// Groups of runs
+
+interface RunRecord {
+  wallMs: number;
+  cpuS: number;
+  maxRssKB: number;
+  userS: number;
+  sysS: number;
+  load1: number;
+  /** Files the run really wrote (new inodes in dist/ for noop and one-changed; else the CLI summary). */
+  filesWritten: number | null;
+  /** "M files" of the CLI summary (moved, unchanged files included). */
+  cliFilesWritten: number | null;
+  /** First line of the command's stdout (the CLI's summary, or plain-cdk8s's JSON). */
+  output: string;
+}
+
+interface GroupResult {
+  scenario: Scenario;
+  n: number;
+  /** Groups with the same round ran interleaved, run i of one next to run i of the others (paired). */
+  round: string;
+  command: string;
+  warmup: RunRecord;
+  runs: RunRecord[];
+  wallMs: Spread;
+  cpuS: Spread;
+  maxRssMB: Spread;
+  /** As the CLI reports it (median over runs); for the baselines, files in the output folder. */
+  filesWritten: number | null;
+  /** Files in the output folder of the last run (dist/ index included), when the scenario writes one. */
+  filesInOutput?: number;
+  load1: { before: number; after: number };
+  busy: boolean;
+  /** plain-cdk8s's own phase timings (median ms). */
+  inProcessMs?: Record<string, number>;
+  notes: string[];
+}
+
+interface Job {
+  scenario: Scenario;
+  /** i = 0 is the warm-up. */
+  args: (i: number) => string[];
+  before?: (i: number) => void;
+  check?: (run: ProcessRun, i: number) => void;
+  /** Output folder of run i, for counting files once at the end. */
+  outDir?: (i: number) => string;
+  /** Environment changes for run i. */
+  env?: (i: number) => Readonly<Record<string, string | undefined>>;
+  /** Files the run really wrote (after it, untimed); default: the CLI summary. */
+  filesWritten?: (run: ProcessRun, i: number) => number | null;
+  okCodes?: readonly number[];
+}
+
+/** CLI summary → files written: "…: written (N runtimes, M files…)" or "…: up to date, nothing written …". */
+export function parseFilesWritten(stdout: string): number | null {
+  if (/nothing written/.test(stdout)) return 0;
+  const m = /written \([^)]*?\b(\d+) files?\b/.exec(stdout);
+  return m ? Number(m[1]) : null;
+}
+
+/** --quiet-wait: before a group, wait up to this many seconds for the load average to drop. */
+let quietWaitS = 0;
+
+function waitQuiet(): void {
+  if (quietWaitS <= 0 || load1() <= BUSY_LOAD) return;
+  const until = Date.now() + quietWaitS * 1000;
+  console.error(`  load ${load1().toFixed(2)} > ${BUSY_LOAD}: waiting up to ${quietWaitS} s for a quieter machine...`);
+  while (Date.now() < until && load1() > BUSY_LOAD) sleepMs(5000);
+}
+
+/** Runs the jobs interleaved (A B A B …): warm-up round 0 uncounted, then rounds 1..runs. */
+function runInterleaved(build: Build, n: number, runs: number, jobs: readonly Job[]): GroupResult[] {
+  waitQuiet();
+  const before = load1();
+  const records: RunRecord[][] = jobs.map(() => []);
+  const stdouts: string[][] = jobs.map(() => []);
+  for (let i = 0; i <= runs; i++) {
+    jobs.forEach((job, j) => {
+      job.before?.(i);
+      spawnSync('sync'); // dirty pages of the previous run are not this run's cost
+      const r = measureNode(job.args(i), { cwd: REPO_ROOT, timeFile: path.join(BENCH_DIR, 'time-v.txt'), probe: build.probe, okCodes: job.okCodes, env: job.env?.(i) });
+      job.check?.(r, i);
+      const isBaseline = job.scenario.startsWith('baseline');
+      records[j]!.push({
+        wallMs: r.wallMs,
+        cpuS: r.userS + r.sysS,
+        maxRssKB: r.maxRssKB,
+        userS: r.userS,
+        sysS: r.sysS,
+        load1: r.load1,
+        filesWritten: isBaseline ? null : job.filesWritten ? job.filesWritten(r, i) : parseFilesWritten(r.stdout),
+        cliFilesWritten: isBaseline ? null : parseFilesWritten(r.stdout),
+        output: r.stdout.split('\n')[0] ?? '',
+      });
+      stdouts[j]!.push(r.stdout);
+      console.error(
+        `  N=${n} ${job.scenario}${i === 0 ? ' (warm-up)' : ` run ${i}/${runs}`}: ${(r.wallMs / 1000).toFixed(2)} s, ` +
+          `cpu ${(r.userS + r.sysS).toFixed(2)} s, ${(r.maxRssKB / 1024).toFixed(0)} MB, load ${r.load1.toFixed(2)}`,
+      );
+    });
+  }
+  const after = load1();
+  return jobs.map((job, j) => {
+    const [warmup, ...measured] = records[j]!;
+    const notes: string[] = [];
+    let filesInOutput: number | undefined;
+    if (job.outDir) filesInOutput = countFiles(job.outDir(runs));
+    let filesWritten: number | null = null;
+    if (job.scenario.startsWith('baseline')) filesWritten = filesInOutput ?? null;
+    else {
+      const fw = measured.map((r) => r.filesWritten).filter((x): x is number => x !== null);
+      filesWritten = fw.length === measured.length ? spread(fw).median : null;
+      if (filesWritten === null && job.scenario === 'cold' && filesInOutput !== undefined) {
+        filesWritten = filesInOutput;
+        notes.push('files written counted in the output folder (the CLI summary did not say)');
+      }
+    }
+    let inProcessMs: Record<string, number> | undefined;
+    if (job.scenario.startsWith('baseline')) {
+      const reports = stdouts[j]!.slice(1).map((s) => JSON.parse(s.split('\n')[0]!) as Record<string, number>);
+      inProcessMs = Object.fromEntries(['readMs', 'buildMs', 'synthMs'].map((k) => [k, spread(reports.map((r) => r[k]!)).median]));
+    }
+    const busy = Math.max(before, after, ...measured.map((r) => r.load1)) > BUSY_LOAD;
+    return {
+      scenario: job.scenario,
+      n,
+      round: jobs.map((x) => x.scenario).join('+'),
+      command: `${Object.entries(job.env?.(1) ?? {}).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v} `).join('')}node ${job.args(1).join(' ')}`,
+      warmup: warmup!,
+      runs: measured,
+      wallMs: spread(measured.map((r) => r.wallMs)),
+      cpuS: spread(measured.map((r) => r.cpuS)),
+      maxRssMB: spread(measured.map((r) => r.maxRssKB / 1024)),
+      filesWritten,
+      filesInOutput,
+      load1: { before, after },
+      busy,
+      inProcessMs,
+      notes,
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// one-changed: a deterministic, valid, real change of one runtime file
+
+interface Change {
+  file: string;
+  describe: string;
+  apply: (i: number) => void;
+  restore: () => void;
+}
+
+function prepareChange(fleetDir: string): Change {
+  const dir = path.join(fleetDir, 'runtimes');
+  const names = fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+  const suffix = `-${String(ONE_CHANGED_INDEX).padStart(6, '0')}.yaml`;
+  const name = names.find((f) => f.endsWith(suffix)) ?? names[Math.min(ONE_CHANGED_INDEX, names.length - 1)]!;
+  const file = path.join(dir, name);
+  const original = fs.readFileSync(file, 'utf8');
+  const probe = parseDocument(original);
+  if (probe.getIn(['spec', 'extensions', 'registry-cache', 'enabled']) === false) {
+    throw new Error(`one-changed: ${name} disables registry-cache; the ttl change would not be a change of the output`);
+  }
+  const caches = probe.getIn(['spec', 'extensions', 'registry-cache', 'caches']);
+  const hasCache = isSeq(caches) && caches.items.length > 0;
+  let current = hasCache ? String(probe.getIn(['spec', 'extensions', 'registry-cache', 'caches', 0, 'garbageCollection', 'ttl']) ?? '') : '';
+  return {
+    file,
+    describe: hasCache
+      ? `${path.relative(REPO_ROOT, file)}: spec.extensions.registry-cache.caches[0].garbageCollection.ttl alternating ${TTL_VALUES.join('/')}`
+      : `${path.relative(REPO_ROOT, file)}: a docker.io entry in spec.extensions.registry-cache.caches (merged by upstream) with garbageCollection.ttl alternating ${TTL_VALUES.join('/')}`,
+    apply: () => {
+      const value = TTL_VALUES.find((v) => v !== current)!;
+      const doc = parseDocument(original);
+      if (hasCache) doc.setIn(['spec', 'extensions', 'registry-cache', 'caches', 0, 'garbageCollection', 'ttl'], value);
+      else doc.setIn(['spec', 'extensions', 'registry-cache', 'caches'], doc.createNode([{ upstream: 'docker.io', garbageCollection: { ttl: value } }]));
+      fs.writeFileSync(file, doc.toString({ lineWidth: 0 }));
+      current = value;
+    },
+    restore: () => fs.writeFileSync(file, original),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One fleet size
+
+interface SizeResult {
+  n: number;
+  fleet: FleetStats & { generateMs: number };
+  objects?: { charts: number; objects: number; bytes: number; exportMs: number };
+  oneChanged?: string;
+  groups: GroupResult[];
+  phases?: PhaseResult;
+}
+
+function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet<Scenario>, keep: boolean, build: Build): SizeResult {
+  const fleetDir = path.join(BENCH_DIR, `fleet-${n}`);
+  const outRoot = path.join(BENCH_DIR, `out-${n}`);
+  const rel = (p: string): string => path.relative(REPO_ROOT, p);
+  removeTree(fleetDir);
+  removeTree(outRoot);
+  fs.mkdirSync(outRoot, { recursive: true });
+  const g0 = performance.now();
+  const stats = generateFleet(fleetDir, n, seed);
+  const generateMs = performance.now() - g0;
+  console.error(`N=${n}: generated ${stats.files} files (${(stats.bytes / 1e6).toFixed(1)} MB) in ${(generateMs / 1000).toFixed(1)} s`);
+  const result: SizeResult = { n, fleet: { ...stats, generateMs }, groups: [] };
+  const want = (s: Scenario): boolean => scenarios.has(s) && (s !== 'baseline-naive' || n <= NAIVE_MAX_N);
+  const cli = (cmd: string, out?: string): string[] => [build.cli, cmd, '--fleet', rel(fleetDir), ...(out ? ['--out', rel(out)] : []), '--now', NOW];
+
+  // Untimed preparation of the baselines: the objects kyma-fleet renders, as JSON Lines.
+  const objectsFile = path.join(outRoot, 'objects.jsonl');
+  if (want('baseline') || want('baseline-naive')) {
+    console.error(`N=${n}: exporting the rendered objects for the baseline (untimed)...`);
+    const child = spawnSync(process.execPath, [build.exportObjects, '--fleet', fleetDir, '--out', objectsFile, '--now', NOW], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
+    if (child.status !== 0) throw new Error(`export-objects failed:\n${child.stderr}`);
+    const s = JSON.parse(child.stdout) as { charts: number; objects: number; bytes: number; ms: number };
+    result.objects = { charts: s.charts, objects: s.objects, bytes: s.bytes, exportMs: s.ms };
+  }
+  settle();
+
+  if (want('validate')) {
+    console.error(`N=${n}: validate`);
+    result.groups.push(...runInterleaved(build, n, runs, [
+        {
+          scenario: 'validate',
+          args: () => cli('validate', path.join(outRoot, 'no-previous-render')),
+          env: (i) => ({ KYMA_FLEET_CACHE_DIR: path.join(outRoot, `cache-validate-${i}`), KYMA_FLEET_NO_CACHE: undefined }),
+        },
+      ]));
+    result.phases = measurePhases(build, fleetDir, n, runs);
+    for (let i = 0; i <= runs; i++) removeTree(path.join(outRoot, `cache-validate-${i}`));
+    settle();
+  }
+
+  // cold, baseline, noop and one-changed run in rounds (A B C D, A B C D, ...), so every ratio
+  // between them is paired: round 0 is the warm-up, rounds 1..runs are measured.
+  // Caches: kyma-fleet keeps a parse and render cache (KYMA_FLEET_CACHE_DIR, else
+  // node_modules/.cache). Each cold run gets a fresh empty cache folder, so it is cold; noop and
+  // one-changed use the cache of the run that wrote their dist/, as a developer or a CI job with a
+  // restored cache would. The bench never lets a run use the repository's node_modules/.cache.
+  const coldDir = (i: number): string => path.join(outRoot, `cold-${i}`);
+  const coldCache = (i: number): string => path.join(outRoot, `cache-cold-${i}`);
+  const baseDir = (i: number): string => path.join(outRoot, `baseline-${i}`);
+  const cacheEnv = (dir: string) => ({ KYMA_FLEET_CACHE_DIR: dir, KYMA_FLEET_NO_CACHE: undefined });
+  const round: Job[] = [];
+  let distDir: string | undefined;
+  let distCache: string | undefined;
+  if (want('cold')) {
+    round.push({
+      scenario: 'cold',
+      args: (i) => cli('synth', coldDir(i)),
+      env: (i) => cacheEnv(coldCache(i)),
+      outDir: coldDir,
+      check: (r) => {
+        if (!/written/.test(r.stdout) || /nothing written/.test(r.stdout)) throw new Error(`cold synth wrote nothing: ${r.stdout}`);
+      },
+    });
+    distDir = coldDir(0);
+    distCache = coldCache(0);
+  }
+  if (want('baseline')) {
+    round.push({ scenario: 'baseline', args: (i) => [build.plainCdk8s, '--objects', rel(objectsFile), '--out', rel(baseDir(i)), '--mode', 'folder'], outDir: baseDir });
+  }
+  let change: Change | undefined;
+  if (want('noop') || want('one-changed')) {
+    if (!distDir) {
+      distDir = path.join(outRoot, 'dist');
+      distCache = path.join(outRoot, 'cache-dist');
+      console.error(`N=${n}: synth into ${rel(distDir)} (setup, untimed)`);
+      measureNode(cli('synth', distDir), { cwd: REPO_ROOT, timeFile: path.join(BENCH_DIR, 'time-v.txt'), probe: build.probe, env: cacheEnv(distCache) });
+      settle();
+    }
+    const dist = distDir;
+    const env = cacheEnv(distCache!);
+    // What a run really wrote: files of dist/ with a new inode (moved, unchanged files keep theirs).
+    let inodes = new Map<string, number>();
+    const written = (): number => {
+      const now = fileInodes(dist);
+      const count = newFiles(inodes, now);
+      inodes = now;
+      return count;
+    };
+    if (round.length === 0) inodes = fileInodes(dist);
+    if (want('noop')) {
+      round.push({
+        scenario: 'noop',
+        before: (i) => {
+          if (i === 0) inodes = fileInodes(dist);
+        },
+        args: () => cli('synth', dist),
+        env: () => env,
+        filesWritten: written,
+        check: (r) => {
+          if (parseFilesWritten(r.stdout) !== 0) console.error(`  warning: the no-op synth wrote something: ${r.stdout.trim()}`);
+        },
+      });
+    }
+    if (want('one-changed')) {
+      const c = prepareChange(fleetDir);
+      change = c;
+      result.oneChanged = c.describe;
+      round.push({
+        scenario: 'one-changed',
+        before: (i) => {
+          if (i === 0 && !want('noop')) inodes = fileInodes(dist);
+          c.apply(i);
+        },
+        args: () => cli('synth', dist),
+        env: () => env,
+        filesWritten: written,
+        check: (r) => {
+          if (!/written/.test(r.stdout) || /nothing written/.test(r.stdout)) throw new Error(`one-changed synth did not write: ${r.stdout}`);
+        },
+      });
+    }
+  }
+  if (round.length > 0) {
+    console.error(`N=${n}: ${round.map((j) => j.scenario).join(' + ')}${round.length > 1 ? ' (paired rounds)' : ''}${change ? `; change: ${change.describe}` : ''}`);
+    try {
+      result.groups.push(...runInterleaved(build, n, runs, round));
+    } finally {
+      change?.restore();
+    }
+    for (const f of fs.readdirSync(outRoot)) if (f !== 'objects.jsonl') removeTree(path.join(outRoot, f));
+    settle();
+  }
+
+  if (want('baseline-naive')) {
+    const naiveDir = (i: number): string => path.join(outRoot, `naive-${i}`);
+    console.error(`N=${n}: baseline-naive`);
+    result.groups.push(
+      ...runInterleaved(build, n, runs, [
+        { scenario: 'baseline-naive', args: (i) => [build.plainCdk8s, '--objects', rel(objectsFile), '--out', rel(naiveDir(i)), '--mode', 'naive'], outDir: naiveDir },
+      ]),
+    );
+    for (let i = 0; i <= runs; i++) removeTree(naiveDir(i));
+    settle();
+  } else if (scenarios.has('baseline-naive')) {
+    console.error(`N=${n}: baseline-naive skipped (quadratic; only for N <= ${NAIVE_MAX_N})`);
+  }
+
+  if (!keep) {
+    removeTree(fleetDir);
+    removeTree(outRoot);
+    settle(1);
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ratios against the issue-5 targets
+
+interface Ratio {
+  name: string;
+  n: string;
+  value: number;
+  min?: number;
+  max?: number;
+  how: string;
+  target: string;
+  /** true/false against the target; null when informational. */
+  ok: boolean | null;
+  /** The figure issue 5's "Done means" names (N=10,000, and 100k/10k). */
+  criterion: boolean;
+  unit?: string;
+}
+
+function group(r: SizeResult, s: Scenario): GroupResult | undefined {
+  return r.groups.find((g) => g.scenario === s);
+}
+
+/** a / b per metric: the median (min..max) of per-run ratios when a and b ran in the same rounds, else the ratio of medians. */
+function ratioOf(a: GroupResult, b: GroupResult, key: 'wallMs' | 'cpuS'): { value: number; min?: number; max?: number; how: string } {
+  if (a.round === b.round && a.runs.length === b.runs.length) {
+    const s = spread(a.runs.map((r, i) => r[key] / b.runs[i]![key]));
+    return { value: s.median, min: s.min, max: s.max, how: `paired, n=${a.runs.length}` };
+  }
+  return { value: a[key].median / b[key].median, how: 'ratio of medians (unpaired)' };
+}
+
+export function ratios(results: readonly SizeResult[]): Ratio[] {
+  const out: Ratio[] = [];
   for (const r of results) {
-    const w = r.process.wallMs;
-    const p = r.phases.warmMedianMs;
-    lines.push(
-      `| ${r.n} | ${f(r.n / (w.median / 1000))} | ${f(w.median / 1000, 2)} (${f(w.min / 1000, 2)}..${f(w.max / 1000, 2)}) | ` +
-        `${f(r.process.cpuS.median, 2)} | ${f(r.process.maxRssMB.median)} | ${f(p.load)} | ${f(p.validate)} | ${f(p.resolve)} | ` +
-        `${f(p.resolvedRules)} | ${f(p.total)} (${f(r.phases.cold.total)}) | ${f(r.perRuntimeUs.wall)} | ${f(r.perRuntimeUs.inProcess)} |`,
-    );
+    const crit = r.n === 10000;
+    const cold = group(r, 'cold');
+    const base = group(r, 'baseline');
+    const push = (name: string, a: GroupResult, b: GroupResult, key: 'wallMs' | 'cpuS', limit: number | undefined): void => {
+      const x = ratioOf(a, b, key);
+      out.push({
+        name,
+        n: String(r.n),
+        ...x,
+        target: limit === undefined ? '–' : `≤ ${limit}`,
+        ok: limit === undefined ? null : x.value <= limit,
+        criterion: crit && limit !== undefined,
+      });
+    };
+    if (cold && base) {
+      push('cold / baseline (wall)', cold, base, 'wallMs', TARGET.coldOverBaseline);
+      push('cold / baseline (cpu)', cold, base, 'cpuS', undefined);
+    }
+    for (const s of ['noop', 'one-changed'] as const) {
+      const g = group(r, s);
+      if (!g || !cold) continue;
+      push(`${s} / cold (wall)`, g, cold, 'wallMs', TARGET.incrementalOverCold);
+      push(`${s} / cold (cpu)`, g, cold, 'cpuS', undefined);
+    }
+    const product = r.groups.filter((g) => PRODUCT.includes(g.scenario));
+    if (product.length > 0) {
+      const worst = product.reduce((a, b) => (b.maxRssMB.median > a.maxRssMB.median ? b : a));
+      out.push({
+        name: `peak RSS, max over ${product.map((g) => g.scenario).join('/')} (${worst.scenario})`,
+        n: String(r.n),
+        value: worst.maxRssMB.median,
+        min: worst.maxRssMB.min,
+        max: worst.maxRssMB.max,
+        how: 'median of runs',
+        target: `< ${TARGET.rssMB10k} MB`,
+        ok: worst.maxRssMB.median < TARGET.rssMB10k,
+        criterion: crit,
+        unit: 'MB',
+      });
+    }
   }
-  const first = results[0];
-  for (const r of results.slice(1)) {
-    const ratio = (k: keyof SizeResult['perRuntimeUs']): string => (r.perRuntimeUs[k] / first!.perRuntimeUs[k]).toFixed(2);
-    lines.push(
-      '',
-      `Per-runtime cost N=${r.n} / N=${first!.n} (1.00 = linear): wall ${ratio('wall')}, in-process ${ratio('inProcess')} ` +
-        `(load ${ratio('load')}, validate ${ratio('validate')}, resolve ${ratio('resolve')}, resolved-rules ${ratio('resolvedRules')}).`,
-    );
+  // Scaling of the cold synth between consecutive sizes; issue 5 names 100k / 10k <= 12x.
+  const sized = results.filter((r) => group(r, 'cold')).sort((a, b) => a.n - b.n);
+  for (let i = 1; i < sized.length; i++) {
+    const [a, b] = [sized[i - 1]!, sized[i]!];
+    const v = group(b, 'cold')!.wallMs.median / group(a, 'cold')!.wallMs.median;
+    const official = a.n === 10000 && b.n === 100000;
+    out.push({
+      name: `cold(${b.n}) / cold(${a.n}) (wall)`,
+      n: `${a.n}→${b.n}`,
+      value: v,
+      how: `ratio of medians; linear = ${+(b.n / a.n).toFixed(2)}`,
+      target: official ? `≤ ${TARGET.scale100kOver10k}` : '–',
+      ok: official ? v <= TARGET.scale100kOver10k : null,
+      criterion: official,
+    });
   }
-  lines.push('', 'Phase columns: in-process medians of warm passes (ajv compiled, JIT warm); "cold" is the first pass of a fresh process.');
-  return lines.join('\n');
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reporting
+
+const f = (x: number | undefined, d = 2): string => (x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(d));
+
+function markdown(meta: Meta, results: readonly SizeResult[], rs: readonly Ratio[]): string {
+  const L: string[] = [];
+  L.push(`### kyma-fleet benchmark (${meta.startedAt})`, '');
+  L.push(
+    `${meta.node}, ${meta.cpus}, ${meta.memoryGiB} GiB; RSS and CPU via ${meta.rssSource}; seed ${meta.seed}; ${meta.runs} runs + 1 warm-up per scenario; ` +
+      `build ${meta.build.gitHead}${meta.build.dirty.length ? ` + ${meta.build.dirty.length} uncommitted file(s) in src/charts/imports/bin` : ''} (lib ${meta.build.libHash}).`,
+    '',
+  );
+  L.push(
+    '| scenario | N | runtimes/s | wall s, median (min..max) | cpu s | peak RSS MB | files written |',
+    '|---|---:|---:|---|---:|---:|---:|',
+  );
+  for (const r of results) {
+    for (const g of r.groups) {
+      const w = g.wallMs;
+      L.push(
+        `| ${LABEL[g.scenario]}${g.busy ? ' ⚠' : ''} | ${r.n} | ${f(r.n / (w.median / 1000), 0)} | ${f(w.median / 1000)} (${f(w.min / 1000)}..${f(w.max / 1000)}) | ` +
+          `${f(g.cpuS.median)} | ${f(g.maxRssMB.median, 0)} | ${g.scenario === 'validate' ? '–' : (g.filesWritten ?? '?')} |`,
+      );
+    }
+  }
+  L.push('');
+  L.push('Ratios against the issue-5 targets (the done criteria are the **bold** rows: N=10,000, and 100,000 / 10,000):', '');
+  L.push('| ratio | N | value (min..max) | how | target | |', '|---|---:|---|---|---|:-:|');
+  for (const x of rs) {
+    const v = `${f(x.value, x.unit ? 0 : 2)}${x.unit ? ` ${x.unit}` : '×'}${x.min !== undefined ? ` (${f(x.min, x.unit ? 0 : 2)}..${f(x.max, x.unit ? 0 : 2)})` : ''}`;
+    const mark = x.ok === null ? '' : x.ok ? '✓' : '✗';
+    const name = x.criterion ? `**${x.name}**` : x.name;
+    L.push(`| ${name} | ${x.n} | ${v} | ${x.how} | ${x.target} | ${mark} |`);
+  }
+
+  // Linearity: per-runtime cost between consecutive sizes, every scenario.
+  const sizes = [...results].sort((a, b) => a.n - b.n);
+  if (sizes.length > 1) {
+    L.push('', 'Per-runtime cost between sizes (1.00 = linear; above 1 grows faster than N):', '');
+    L.push('| scenario | N1 → N2 | wall per runtime | cpu per runtime | peak RSS |', '|---|---|---:|---:|---:|');
+    for (let i = 1; i < sizes.length; i++) {
+      const [a, b] = [sizes[i - 1]!, sizes[i]!];
+      for (const ga of a.groups) {
+        const gb = group(b, ga.scenario);
+        if (!gb) continue;
+        const k = b.n / a.n;
+        L.push(
+          `| ${LABEL[ga.scenario]} | ${a.n} → ${b.n} | ${f(gb.wallMs.median / ga.wallMs.median / k)} | ${f(gb.cpuS.median / ga.cpuS.median / k)} | ` +
+            `${f(gb.maxRssMB.median / ga.maxRssMB.median)}× |`,
+        );
+      }
+    }
+  }
+
+  const withPhases = results.filter((r) => r.phases);
+  if (withPhases.length > 0) {
+    L.push('', 'validate, in-process phases (warm median ms; cold = first pass of a fresh process):', '');
+    L.push('| N | load | validate | resolve | resolved rules | total (cold) | µs/runtime |', '|---:|---:|---:|---:|---:|---:|---:|');
+    for (const r of withPhases) {
+      const p = r.phases!.warmMedianMs;
+      L.push(`| ${r.n} | ${f(p.load, 0)} | ${f(p.validate, 0)} | ${f(p.resolve, 0)} | ${f(p.resolvedRules, 0)} | ${f(p.total, 0)} (${f(r.phases!.cold.total, 0)}) | ${f((p.total * 1000) / r.n, 0)} |`);
+    }
+  }
+
+  L.push('', 'Notes:');
+  for (const r of results) {
+    const fl = r.fleet;
+    L.push(`- N=${r.n}: fleet of ${fl.files} input files (${f(fl.bytes / 1e6, 1)} MB); ${fl.production} production, ${fl.cacheOverrides} cache overrides, ${fl.registryCacheDisabled} registry-cache off, ${fl.falcoOverrides} falco overrides.`);
+    if (r.objects) {
+      L.push(
+        `- N=${r.n}: the baselines synthesise the ${r.objects.objects} objects kyma-fleet renders (${f(r.objects.objects / r.n, 1)} per runtime, GitOps wiring included; ` +
+          `no kustomization.yaml files, no index) in ${r.objects.charts} charts; exported untimed in ${f(r.objects.exportMs / 1000, 1)} s.`,
+      );
+    }
+    for (const g of r.groups) {
+      if (g.inProcessMs) {
+        L.push(`- N=${r.n} ${g.scenario}: in-process read ${f(g.inProcessMs.readMs! / 1000)} s, build ${f(g.inProcessMs.buildMs! / 1000)} s, app.synth() ${f(g.inProcessMs.synthMs! / 1000)} s (medians).`);
+      }
+      for (const note of g.notes) L.push(`- N=${r.n} ${g.scenario}: ${note}`);
+    }
+    if (r.oneChanged) L.push(`- N=${r.n} one-changed: ${r.oneChanged}.`);
+  }
+  L.push(
+    '- files written: cold, the CLI summary; noop and one-changed, the files of dist/ with a new inode after the run (the CLI summary also counts ' +
+      'unchanged files moved from the old tree: see results.json, runs[].cliFilesWritten); baselines, the files in their output folder.',
+  );
+  L.push('- caches: every cold run starts with an empty KYMA_FLEET_CACHE_DIR; noop and one-changed use the cache of the run that wrote their dist/. validate uses a fresh cache per run.');
+  if (results.some((r) => r.groups.some((g) => g.busy))) {
+    L.push(`- ⚠ = the 1-min load average was above ${BUSY_LOAD} during the group (other processes competing): treat its wall times as noisy; cpu s is steadier.`);
+  }
+  L.push(`- 1-min load average before/after the whole bench: ${f(meta.loadAverage1m.before)} / ${f(meta.loadAverage1m.after)}.`);
+  return L.join('\n') + '\n';
+}
+
+interface Meta {
+  node: string;
+  cpus: string;
+  memoryGiB: number;
+  rssSource: string;
+  seed: number;
+  runs: number;
+  sizes: number[];
+  scenarios: Scenario[];
+  startedAt: string;
+  finishedAt?: string;
+  build: { gitHead: string; dirty: string[]; libHash: string };
+  loadAverage1m: { before: number; after: number };
 }
 
 function main(): void {
@@ -184,7 +743,9 @@ function main(): void {
       sizes: { type: 'string', default: '1000,10000' },
       runs: { type: 'string', default: '3' },
       seed: { type: 'string', default: '42' },
+      scenarios: { type: 'string', default: SCENARIOS.join(',') },
       keep: { type: 'boolean', default: false },
+      'quiet-wait': { type: 'string', default: '0' },
       phases: { type: 'string' }, // internal: the phases child
     },
   });
@@ -195,27 +756,50 @@ function main(): void {
 
   const sizes = values.sizes!.split(',').map(Number);
   if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--sizes must be positive integers (got ${values.sizes})`);
+  const picked = values.scenarios!.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = picked.filter((s) => !(SCENARIOS as readonly string[]).includes(s));
+  if (unknown.length > 0 || picked.length === 0) throw new Error(`--scenarios: unknown ${unknown.join(', ') || '(none given)'}; choose from ${SCENARIOS.join(', ')}`);
+  const scenarios = new Set(picked as Scenario[]);
+  quietWaitS = Number(values['quiet-wait']);
+  if (!(quietWaitS >= 0)) throw new Error(`--quiet-wait must be a number of seconds (got ${values['quiet-wait']})`);
+
   fs.mkdirSync(BENCH_DIR, { recursive: true });
-  const loadBefore = os.loadavg()[0]!;
+  const loadBefore = load1();
+  if (loadBefore > BUSY_LOAD) console.error(`warning: 1-min load average is ${loadBefore.toFixed(2)} before starting; wall times will be noisy`);
+  const build = snapshotBuild();
   selfCheck(seed);
-  const results = sizes.map((n) => benchSize(n, runs, seed, values.keep!));
-  const meta = {
+  const meta: Meta = {
     node: process.version,
     cpus: `${os.cpus().length} x ${os.cpus()[0]?.model ?? '?'}`,
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-    rssSource: fs.existsSync('/usr/bin/time') && !process.env.BENCH_NO_TIME ? '/usr/bin/time -v' : 'rss-probe (process.resourceUsage)',
-    command: `node bin/kyma-fleet.js validate --fleet .bench/fleet-<n> --now ${NOW}`,
+    rssSource: rssSource(),
     seed,
     runs,
-    loadAverage1m: { before: loadBefore, after: os.loadavg()[0]! },
+    sizes,
+    scenarios: SCENARIOS.filter((s) => scenarios.has(s)),
+    startedAt: new Date().toISOString(),
+    build: { gitHead: build.git.head, dirty: build.git.dirty, libHash: build.libHash },
+    loadAverage1m: { before: loadBefore, after: NaN },
   };
-  fs.writeFileSync(path.join(BENCH_DIR, 'results.json'), JSON.stringify({ meta, results }, null, 2) + '\n');
-  console.log(`kyma-fleet validate, ${meta.node}, ${meta.cpus}, RSS via ${meta.rssSource}\n`);
-  console.log(table(results, runs));
-  const { before, after } = meta.loadAverage1m;
-  const busy = Math.max(before, after) > 0.5 ? ': other processes were busy, treat wall times as noisy (cpu s is steadier)' : '';
-  console.log(`\n1-min load average before/after: ${before.toFixed(2)} / ${after.toFixed(2)}${busy}`);
-  console.log(`\nwritten: ${path.relative(process.cwd(), path.join(BENCH_DIR, 'results.json'))}`);
+  const results: SizeResult[] = [];
+  const write = (): string => {
+    const rs = ratios(results);
+    const md = markdown(meta, results, rs);
+    fs.writeFileSync(path.join(BENCH_DIR, 'results.json'), JSON.stringify({ meta, results, ratios: rs }, null, 2) + '\n');
+    fs.writeFileSync(path.join(BENCH_DIR, 'results.md'), md);
+    return md;
+  };
+  for (const n of sizes) {
+    results.push(benchSize(n, runs, seed, scenarios, values.keep!, build));
+    meta.loadAverage1m.after = load1();
+    write(); // partial results survive an interrupted 100k run
+  }
+  meta.finishedAt = new Date().toISOString();
+  meta.loadAverage1m.after = load1();
+  const md = write();
+  console.log(md);
+  console.log(`written: ${path.relative(process.cwd(), path.join(BENCH_DIR, 'results.json'))}, ${path.relative(process.cwd(), path.join(BENCH_DIR, 'results.md'))}`);
+  if (!values.keep) removeTree(build.root);
 }
 
 if (require.main === module) main();

@@ -173,7 +173,7 @@ export function generateFleet(dir: string, n: number, seed: number): FleetStats 
     const inEffect = new Set(DEFAULT_MODULES);
     if (tier === 'production') inEffect.add('telemetry');
     if (tier === 'development') inEffect.add('serverless');
-    if (labels.sla && tier !== 'sandbox') inEffect.add('keda');
+    if (labels.sla) inEffect.add('keda'); // business-critical: sla is only set outside sandbox
     const target = 4 + Math.floor(rand() * 5);
     const modules: Rec[] = [];
     for (const m of shuffle(CATALOG)) {
