@@ -47,6 +47,7 @@ import { resolveFleet } from '../src/fleet/resolve';
 import { checkResolved } from '../src/fleet/resolved-rules';
 import { validateFleet } from '../src/fleet/validate';
 import { formatDiagnostic, hasErrors, normalizeDiagnostics } from '../src/lib/diagnostics';
+import { INDEX_FILE } from '../src/write/index-file';
 import { type FleetStats, generateFleet, hashTree, NOW, REPO_ROOT, selfCheck } from './generate-fleet';
 import { countFiles, fileInodes, load1, measureNode, newFiles, type ProcessRun, removeTree, rssSource, settle, sleepMs, type Spread, spread } from './measure';
 
@@ -200,8 +201,10 @@ interface GroupResult {
   /** Groups with the same round ran interleaved, run i of one next to run i of the others (paired). */
   round: string;
   command: string;
-  warmup: RunRecord;
+  warmup?: RunRecord;
   runs: RunRecord[];
+  /** Why the job stopped early (its runs so far are kept). */
+  failed?: string;
   wallMs: Spread;
   cpuS: Spread;
   maxRssMB: Spread;
@@ -254,12 +257,25 @@ function runInterleaved(build: Build, n: number, runs: number, jobs: readonly Jo
   const before = load1();
   const records: RunRecord[][] = jobs.map(() => []);
   const stdouts: string[][] = jobs.map(() => []);
+  // A failing run (say, out of memory at 100,000 runtimes) is recorded and ends that job; the others go on.
+  const failed: Array<string | undefined> = jobs.map(() => undefined);
   for (let i = 0; i <= runs; i++) {
     jobs.forEach((job, j) => {
-      job.before?.(i);
-      spawnSync('sync'); // dirty pages of the previous run are not this run's cost
-      const r = measureNode(job.args(i), { cwd: REPO_ROOT, timeFile: path.join(BENCH_DIR, 'time-v.txt'), probe: build.probe, okCodes: job.okCodes, env: job.env?.(i) });
-      job.check?.(r, i);
+      if (failed[j]) return;
+      let r: ProcessRun;
+      try {
+        job.before?.(i);
+        spawnSync('sync'); // dirty pages of the previous run are not this run's cost
+        r = measureNode(job.args(i), { cwd: REPO_ROOT, timeFile: path.join(BENCH_DIR, 'time-v.txt'), probe: build.probe, okCodes: job.okCodes, env: job.env?.(i) });
+        job.check?.(r, i);
+      } catch (e) {
+        const text = e instanceof Error ? e.message : String(e);
+        failed[j] = /heap out of memory|Allocation failed/.test(text)
+          ? `out of memory (V8 heap) in ${i === 0 ? 'the warm-up' : `run ${i}`}`
+          : `${i === 0 ? 'warm-up' : `run ${i}`}: ${text.split('\n').slice(0, 3).join(' ').slice(0, 300)}`;
+        console.error(`  N=${n} ${job.scenario} FAILED: ${failed[j]}\n${text.slice(0, 2000)}`);
+        return;
+      }
       const isBaseline = job.scenario.startsWith('baseline');
       records[j]!.push({
         wallMs: r.wallMs,
@@ -284,7 +300,7 @@ function runInterleaved(build: Build, n: number, runs: number, jobs: readonly Jo
     const [warmup, ...measured] = records[j]!;
     const notes: string[] = [];
     let filesInOutput: number | undefined;
-    if (job.outDir) filesInOutput = countFiles(job.outDir(runs));
+    if (job.outDir && !failed[j]) filesInOutput = countFiles(job.outDir(runs));
     let filesWritten: number | null = null;
     if (job.scenario.startsWith('baseline')) filesWritten = filesInOutput ?? null;
     else {
@@ -296,7 +312,7 @@ function runInterleaved(build: Build, n: number, runs: number, jobs: readonly Jo
       }
     }
     let inProcessMs: Record<string, number> | undefined;
-    if (job.scenario.startsWith('baseline')) {
+    if (job.scenario.startsWith('baseline') && measured.length > 0) {
       const reports = stdouts[j]!.slice(1).map((s) => JSON.parse(s.split('\n')[0]!) as Record<string, number>);
       inProcessMs = Object.fromEntries(['readMs', 'buildMs', 'synthMs'].map((k) => [k, spread(reports.map((r) => r[k]!)).median]));
     }
@@ -306,8 +322,9 @@ function runInterleaved(build: Build, n: number, runs: number, jobs: readonly Jo
       n,
       round: jobs.map((x) => x.scenario).join('+'),
       command: `${Object.entries(job.env?.(1) ?? {}).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v} `).join('')}node ${job.args(1).join(' ')}`,
-      warmup: warmup!,
+      warmup,
       runs: measured,
+      failed: failed[j],
       wallMs: spread(measured.map((r) => r.wallMs)),
       cpuS: spread(measured.map((r) => r.cpuS)),
       maxRssMB: spread(measured.map((r) => r.maxRssKB / 1024)),
@@ -365,6 +382,11 @@ function prepareChange(fleetDir: string): Change {
 // ---------------------------------------------------------------------------------------------
 // One fleet size
 
+/** noop and one-changed need the dist/ of round 0's cold run; without it they would measure a cold run. */
+function requireDist(dist: string): void {
+  if (!fs.existsSync(path.join(dist, INDEX_FILE))) throw new Error(`no dist/ to synth again at ${dist} (the run that writes it failed)`);
+}
+
 interface SizeResult {
   n: number;
   fleet: FleetStats & { generateMs: number };
@@ -393,7 +415,9 @@ function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet
   const objectsFile = path.join(outRoot, 'objects.jsonl');
   if (want('baseline') || want('baseline-naive')) {
     console.error(`N=${n}: exporting the rendered objects for the baseline (untimed)...`);
-    const child = spawnSync(process.execPath, [build.exportObjects, '--fleet', fleetDir, '--out', objectsFile, '--now', NOW], {
+    // Untimed, so it may use most of the memory: at 100,000 runtimes the default V8 heap is too small.
+    const heapMB = Math.max(4096, Math.floor((os.totalmem() / 2 ** 20) * 0.75));
+    const child = spawnSync(process.execPath, [`--max-old-space-size=${heapMB}`, build.exportObjects, '--fleet', fleetDir, '--out', objectsFile, '--now', NOW], {
       cwd: REPO_ROOT,
       encoding: 'utf8',
       maxBuffer: 1 << 28,
@@ -471,6 +495,7 @@ function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet
       round.push({
         scenario: 'noop',
         before: (i) => {
+          requireDist(dist);
           if (i === 0) inodes = fileInodes(dist);
         },
         args: () => cli('synth', dist),
@@ -488,6 +513,7 @@ function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet
       round.push({
         scenario: 'one-changed',
         before: (i) => {
+          requireDist(dist);
           if (i === 0 && !want('noop')) inodes = fileInodes(dist);
           c.apply(i);
         },
@@ -551,8 +577,9 @@ interface Ratio {
   unit?: string;
 }
 
+/** The group of a scenario, when it has measured runs. */
 function group(r: SizeResult, s: Scenario): GroupResult | undefined {
-  return r.groups.find((g) => g.scenario === s);
+  return r.groups.find((g) => g.scenario === s && g.runs.length > 0);
 }
 
 /** a / b per metric: the median (min..max) of per-run ratios when a and b ran in the same rounds, else the ratio of medians. */
@@ -591,7 +618,7 @@ export function ratios(results: readonly SizeResult[]): Ratio[] {
       push(`${s} / cold (wall)`, g, cold, 'wallMs', TARGET.incrementalOverCold);
       push(`${s} / cold (cpu)`, g, cold, 'cpuS', undefined);
     }
-    const product = r.groups.filter((g) => PRODUCT.includes(g.scenario));
+    const product = r.groups.filter((g) => PRODUCT.includes(g.scenario) && g.runs.length > 0);
     if (product.length > 0) {
       const worst = product.reduce((a, b) => (b.maxRssMB.median > a.maxRssMB.median ? b : a));
       out.push({
@@ -647,6 +674,10 @@ function markdown(meta: Meta, results: readonly SizeResult[], rs: readonly Ratio
   for (const r of results) {
     for (const g of r.groups) {
       const w = g.wallMs;
+      if (g.runs.length === 0) {
+        L.push(`| ${LABEL[g.scenario]}${g.busy ? ' ⚠' : ''} | ${r.n} | – | failed: ${g.failed ?? 'no runs'} | – | – | – |`);
+        continue;
+      }
       L.push(
         `| ${LABEL[g.scenario]}${g.busy ? ' ⚠' : ''} | ${r.n} | ${f(r.n / (w.median / 1000), 0)} | ${f(w.median / 1000)} (${f(w.min / 1000)}..${f(w.max / 1000)}) | ` +
           `${f(g.cpuS.median)} | ${f(g.maxRssMB.median, 0)} | ${g.scenario === 'validate' ? '–' : (g.filesWritten ?? '?')} |`,
@@ -672,7 +703,7 @@ function markdown(meta: Meta, results: readonly SizeResult[], rs: readonly Ratio
       const [a, b] = [sizes[i - 1]!, sizes[i]!];
       for (const ga of a.groups) {
         const gb = group(b, ga.scenario);
-        if (!gb) continue;
+        if (!gb || ga.runs.length === 0) continue;
         const k = b.n / a.n;
         L.push(
           `| ${LABEL[ga.scenario]} | ${a.n} → ${b.n} | ${f(gb.wallMs.median / ga.wallMs.median / k)} | ${f(gb.cpuS.median / ga.cpuS.median / k)} | ` +
@@ -707,6 +738,7 @@ function markdown(meta: Meta, results: readonly SizeResult[], rs: readonly Ratio
         L.push(`- N=${r.n} ${g.scenario}: in-process read ${f(g.inProcessMs.readMs! / 1000)} s, build ${f(g.inProcessMs.buildMs! / 1000)} s, app.synth() ${f(g.inProcessMs.synthMs! / 1000)} s (medians).`);
       }
       for (const note of g.notes) L.push(`- N=${r.n} ${g.scenario}: ${note}`);
+      if (g.failed && g.runs.length > 0) L.push(`- N=${r.n} ${g.scenario}: stopped after ${g.runs.length} run(s): ${g.failed}`);
     }
     if (r.oneChanged) L.push(`- N=${r.n} one-changed: ${r.oneChanged}.`);
   }
@@ -802,4 +834,11 @@ function main(): void {
   if (!values.keep) removeTree(build.root);
 }
 
-if (require.main === module) main();
+if (require.main === module) {
+  try {
+    main();
+  } catch (e) {
+    console.error(`bench: ${e instanceof Error ? e.message : String(e)}`);
+    process.exitCode = 1;
+  }
+}
