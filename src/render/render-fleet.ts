@@ -57,21 +57,9 @@ export function renderFleet(
       if (manifests.length === 0) continue;
       const dir = `runtimes/${rendered.name}/${target}`;
       const listed: string[] = [];
+      // Derived names are unique per runtime: the extensions' rules refuse collisions (E_OUTPUT_COLLISION).
       for (const m of manifests) {
         const file = manifestFileName(m);
-        if (listed.includes(file)) {
-          const pos = resolved.runtime.positions.valueAt(['metadata', 'name']);
-          diagnostics.push({
-            severity: 'error',
-            code: 'E_OUTPUT_COLLISION',
-            file: resolved.runtime.file,
-            line: pos.line,
-            col: pos.col,
-            field: 'metadata.name',
-            message: `two ${m.kind} objects of runtime ${JSON.stringify(rendered.name)} would both be named ${JSON.stringify(m.metadata.name)} in ${target}/; rename one of their sources`,
-          });
-          continue;
-        }
         listed.push(file);
         files.set(`${dir}/${file}`, manifestFile(m));
       }
