@@ -3,16 +3,18 @@
 
 import * as path from 'node:path';
 import { checkFleet } from './fleet/check';
-import type { FleetModel } from './fleet/model';
+import type { LoadedLayers, RuntimePlan } from './fleet/load';
+import { type FleetModel, identityOf } from './fleet/model';
+import { EXTENSIONS } from './extensions';
 import type { ResolvedRuntime } from './fleet/resolve';
-import { type Diagnostic, ExitCode } from './lib/diagnostics';
+import { type Diagnostic, ExitCode, normalizeDiagnostics } from './lib/diagnostics';
 import { fleetInputDigest, runtimeInputDigest } from './render/input-digest';
-import { renderFleet } from './render/render-fleet';
+import { renderFleet, type UnchangedRuntime } from './render/render-fleet';
 import { type Target, TARGETS } from './render/render-runtime';
 import { diffTrees, type TreeDiff } from './render/tree-diff';
-import { type DistIndex, type Problem, readDistIndex, writeDist } from './write/dist-writer';
+import { type DistIndex, type Problem, readIndexText, writeDist } from './write/dist-writer';
 import { sha256 } from './write/index-file';
-import { loadRenderCache, type RenderCacheEntry, saveRenderCache } from './write/render-cache';
+import { epochOf, layersKey, loadRunRecord, type RunRecord, type RuntimeRecord, saveRunRecord } from './write/run-record';
 import { readCurrentDist } from './write/read-dist';
 
 export interface SynthOptions {
@@ -77,32 +79,44 @@ export type SynthResult = Rendering & { readonly problem?: Problem; readonly cha
 const runtimeOfFile = (rel: string): string | undefined => /^runtimes\/([^/]+)\//.exec(rel)?.[1];
 
 /**
- * Renders and writes dist/. With a cache folder the run is incremental: runtimes whose input digest
- * matches their last render (and whose files dist/ still lists unchanged) are not rendered again;
- * their files are moved into the new tree as they are.
+ * Renders and writes dist/. With a cache folder the run is incremental (see write/run-record.ts):
+ * runtime files unchanged since the last successful synth are not parsed, validated or resolved
+ * again (their identities still take part in the checks across files, their warnings are reported
+ * again), and runtimes whose input digest matches their last render are not rendered again; their
+ * files are moved into the new tree as they are. Without a cache folder everything is done anew.
  */
 export function synth(options: SynthOptions): SynthResult {
   const outDir = path.resolve(options.cwd, options.outDir);
-  const cache = options.cacheDir ? loadRenderCache(options.cacheDir, outDir) : {};
-  const index = options.cacheDir ? readDistIndex(outDir) : undefined;
-  const listed = new Map<string, Array<[string, string]>>();
-  for (const [rel, hash] of Object.entries(index?.files ?? {})) {
-    const name = runtimeOfFile(rel);
-    if (name !== undefined) listed.set(name, [...(listed.get(name) ?? []), [rel, hash]]);
-  }
-  // A runtime is unchanged when its input digest equals the one of its last render and dist/
-  // still lists exactly the files that render produced.
+  const fleetRoot = path.resolve(options.cwd, options.fleetDir);
+  const cacheDir = options.cacheDir;
+  const record = cacheDir ? loadRunRecord(cacheDir, options.cwd, fleetRoot, outDir) : undefined;
+  const indexText = cacheDir ? readIndexText(outDir) : undefined;
+  const indexDigest = indexText === undefined ? undefined : sha256(indexText);
+  // The record describes dist/ only while dist/'s index is the one that run wrote.
+  const trusted = record && indexDigest === record.index ? record : undefined;
+  const keyOptions = { allowEmpty: options.allowEmpty ?? false };
+
+  let reusable: RunRecord | undefined;
+  let currentKey = '';
+  const plan = (layers: LoadedLayers): RuntimePlan => {
+    currentKey = layersKey(layers, keyOptions);
+    if (!trusted || trusted.key !== currentKey || epochOf(trusted.thresholds, options.now) !== trusted.epoch) return {};
+    reusable = trusted;
+    return { reuse: (rel, digest) => trusted.runtimes[rel]?.digest === digest };
+  };
+  const byName = new Map<string, RuntimeRecord>();
+  for (const r of Object.values(trusted?.runtimes ?? {})) byName.set(r.identity.name, r);
+
+  // A runtime is unchanged when its input digest equals the one of its last render.
   let fleetDigest: string | undefined;
   const digests = new Map<string, string>();
   const isUnchanged = (model: FleetModel, r: ResolvedRuntime): boolean => {
-    if (!options.cacheDir) return false;
+    if (!cacheDir) return false;
     fleetDigest ??= fleetInputDigest(model);
     const name = r.runtime.name;
     const digest = digests.get(name) ?? runtimeInputDigest(fleetDigest, r);
     digests.set(name, digest);
-    const entry = cache[name];
-    const onDisk = listed.get(name) ?? [];
-    return entry?.digest === digest && onDisk.length === Object.keys(entry.files).length && onDisk.every(([rel, hash]) => entry.files[rel] === hash);
+    return byName.get(name)?.input === digest;
   };
 
   const checked = checkFleet({
@@ -111,24 +125,38 @@ export function synth(options: SynthOptions): SynthResult {
     now: options.now,
     allowEmpty: options.allowEmpty,
     previousDist: options.outDir,
-    cacheDir: options.cacheDir,
+    cacheDir,
     unchangedSincePrevious: isUnchanged,
+    runtimes: cacheDir
+      ? { plan, identities: (reused) => reused.map((f) => ({ ...reusable!.runtimes[f.relPath]!.identity, file: f.file })) }
+      : undefined,
   });
-  if (!checked.ok || !checked.model) return { exitCode: ExitCode.InvalidInput, diagnostics: checked.diagnostics };
+  const reusedFiles = checked.reusedRuntimes;
+  const diagnostics = normalizeDiagnostics([
+    ...checked.diagnostics,
+    ...reusedFiles.flatMap((f) => reusable!.runtimes[f.relPath]!.diagnostics.map((d) => (d.file === '' ? { ...d, file: f.file } : d))),
+  ]);
+  if (!checked.ok || !checked.model) return { exitCode: ExitCode.InvalidInput, diagnostics };
   const model = checked.model;
-  const unchanged = new Map<string, { targets: Target[] }>();
-  const reuse = new Map<string, string>();
+
+  // Kept: reused files (not even parsed) and parsed runtimes whose render inputs did not change.
+  const unchanged = new Map<string, UnchangedRuntime>();
+  const keptRecords = new Map<string, RuntimeRecord>();
+  for (const f of reusedFiles) {
+    const rec = reusable!.runtimes[f.relPath]!;
+    unchanged.set(rec.identity.name, { runtimeID: rec.identity.runtimeID, targets: rec.targets });
+    keptRecords.set(rec.identity.name, rec);
+  }
   for (const r of checked.runtimes) {
     if (!isUnchanged(model, r)) continue;
-    const name = r.runtime.name;
-    const onDisk = listed.get(name) ?? [];
-    unchanged.set(name, { targets: TARGETS.filter((t) => onDisk.some(([rel]) => rel.startsWith(`runtimes/${name}/${t}/`))) });
-    for (const [rel, hash] of onDisk) reuse.set(rel, hash);
+    const rec = byName.get(r.runtime.name)!;
+    unchanged.set(r.runtime.name, { runtimeID: r.runtime.runtimeID, targets: rec.targets });
+    keptRecords.set(r.runtime.name, rec);
   }
+  const reuse = new Map<string, string>();
+  for (const rec of keptRecords.values()) for (const [rel, hash] of Object.entries(rec.files)) reuse.set(rel, hash);
 
   const rendered = renderFleet(model, checked.runtimes, undefined, unchanged);
-  const diagnostics = [...checked.diagnostics, ...rendered.diagnostics];
-  if (rendered.diagnostics.some((d) => d.severity === 'error')) return { exitCode: ExitCode.InvalidInput, diagnostics };
   const base = { exitCode: ExitCode.Ok, diagnostics, files: rendered.files, runtimes: rendered.runtimes.length, rendered: rendered.runtimes.length - unchanged.size };
   const files = rendered.files;
   const result = writeDist({
@@ -136,13 +164,12 @@ export function synth(options: SynthOptions): SynthResult {
     files,
     reuse,
     // Trusting the index keeps an unchanged synth cheap; --no-cache compares every byte.
-    verify: !options.cacheDir,
+    verify: !cacheDir,
     guard: options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, new Map([...files, ...reuse]), model.options.maxRemovalShare),
   });
   if (!result.ok) return { ...base, exitCode: result.exitCode, problem: result.problem };
 
-  if (options.cacheDir) {
-    const next: Record<string, RenderCacheEntry> = {};
+  if (cacheDir) {
     const produced = new Map<string, Record<string, string>>();
     for (const [rel, content] of files) {
       const name = runtimeOfFile(rel);
@@ -151,11 +178,34 @@ export function synth(options: SynthOptions): SynthResult {
       record[rel] = sha256(content);
       produced.set(name, record);
     }
-    for (const [name, digest] of digests) {
-      const filesOf = unchanged.has(name) ? cache[name]!.files : produced.get(name);
-      if (filesOf) next[name] = { digest, files: filesOf };
+    const runtimes: Record<string, RuntimeRecord> = {};
+    for (const f of reusedFiles) runtimes[f.relPath] = reusable!.runtimes[f.relPath]!;
+    fleetDigest ??= fleetInputDigest(model);
+    for (const r of checked.runtimes) {
+      const name = r.runtime.name;
+      const loaded = checked.runtimeFiles.get(r.runtime.file);
+      const kept = keptRecords.get(name);
+      if (!loaded) continue;
+      const { file: _file, ...identity } = identityOf(r.runtime);
+      runtimes[loaded.relPath] = {
+        digest: loaded.digest,
+        identity,
+        // The file of the runtime itself is stored as '' (display paths are re-derived on reuse).
+        diagnostics: (checked.runtimeDiagnostics.get(r.runtime.file) ?? []).map((d) => (d.file === r.runtime.file ? { ...d, file: '' } : d)),
+        input: digests.get(name) ?? runtimeInputDigest(fleetDigest, r),
+        targets: kept ? kept.targets : TARGETS.filter((t) => [...Object.keys(produced.get(name) ?? {})].some((rel) => rel.startsWith(`runtimes/${name}/${t}/`))),
+        files: kept ? kept.files : (produced.get(name) ?? {}),
+      };
     }
-    saveRenderCache(options.cacheDir, outDir, next);
+    const thresholds = EXTENSIONS.flatMap((e) => (e.timeThresholds ? [...e.timeThresholds(model.extensionState.get(e.name) as never)] : [])).sort((a, b) => a - b);
+    saveRunRecord(cacheDir, options.cwd, fleetRoot, outDir, {
+      version: 2,
+      key: currentKey,
+      thresholds,
+      epoch: epochOf(thresholds, options.now),
+      index: result.indexDigest,
+      runtimes,
+    });
   }
   return { ...base, changed: result.changed, written: result.written, removed: result.removed };
 }

@@ -119,6 +119,12 @@ export interface ExtensionPlugin<State = unknown> {
   filesToLoad?(fleetSpec: Readonly<Record<string, unknown>>): string[];
   /** Digests fleet-wide inputs once (e.g. parses a FalcoProfile). Pure. */
   prepare?(input: PrepareInput): State;
+  /**
+   * Instants (ms since the epoch) at which this extension's rules or defaults change their verdict
+   * for the same input (e.g. Falco version expiry dates). Incremental synth reuses earlier results
+   * only while `now` stays between the same two thresholds; omit when nothing depends on `now`.
+   */
+  timeThresholds?(state: State): readonly number[];
   /** Rules over one layer's value of `extensions.<name>` (format checks, duplicates in one list). */
   validateLayer?(value: Record<string, unknown>, reporter: RuleReporter, env: RuleEnvironment<State>): void;
   /**

@@ -5,10 +5,10 @@ import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
 import { appendAll, type Diagnostic, hasErrors, normalizeDiagnostics } from '../lib/diagnostics';
 import * as path from 'node:path';
-import { loadFleet } from './load';
+import { type LoadedLayers, loadFleet, type ReusedRuntimeFile, type RuntimePlan } from './load';
 import { previousRenderReader } from './load-previous';
 import { openParseCache } from './parse-cache';
-import type { FleetModel } from './model';
+import type { FleetModel, RuntimeIdentity } from './model';
 import { resolveFleet, type ResolvedRuntime } from './resolve';
 import { checkResolved } from './resolved-rules';
 import { validateFleet } from './validate';
@@ -25,6 +25,14 @@ export interface CheckOptions {
   readonly previousDist?: string;
   /** Runtimes known to be unchanged since the previous render need no transition checks. */
   readonly unchangedSincePrevious?: (model: FleetModel, runtime: ResolvedRuntime) => boolean;
+  /**
+   * Skips runtime files: `plan` decides (see RuntimePlan) and `identities` gives, for the files it
+   * chose to reuse, what the checks across files need; the caller re-reports their diagnostics.
+   */
+  readonly runtimes?: {
+    readonly plan: (layers: LoadedLayers) => RuntimePlan;
+    readonly identities: (reused: readonly ReusedRuntimeFile[]) => readonly RuntimeIdentity[];
+  };
 }
 
 export interface CheckedFleet {
@@ -33,6 +41,12 @@ export interface CheckedFleet {
   readonly runtimes: readonly ResolvedRuntime[];
   /** Sorted, de-duplicated. */
   readonly diagnostics: readonly Diagnostic[];
+  /** The diagnostics of each parsed runtime (its file's, and its resolved rules' wherever they point), by runtime file. */
+  readonly runtimeDiagnostics: ReadonlyMap<string, readonly Diagnostic[]>;
+  /** Runtime files that were parsed: relPath and digest by display file. */
+  readonly runtimeFiles: ReadonlyMap<string, { readonly relPath: string; readonly digest: string }>;
+  /** Runtime files that were read but not parsed (RuntimePlan.reuse). */
+  readonly reusedRuntimes: readonly ReusedRuntimeFile[];
   readonly ok: boolean;
 }
 
@@ -40,10 +54,13 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
   const extensions = options.extensions ?? EXTENSIONS;
   const cwd = options.cwd ?? process.cwd();
   const cache = options.cacheDir ? openParseCache(options.cacheDir, path.resolve(cwd, options.fleetDir)) : undefined;
-  const loaded = loadFleet({ fleetDir: options.fleetDir, cwd, extensions, cache });
-  const validated = validateFleet(loaded, { now: options.now, allowEmpty: options.allowEmpty, extensions });
+  const loaded = loadFleet({ fleetDir: options.fleetDir, cwd, extensions, cache, runtimePlan: options.runtimes?.plan });
+  const knownRuntimes = options.runtimes && loaded.reusedRuntimes.length > 0 ? options.runtimes.identities(loaded.reusedRuntimes) : undefined;
+  const validated = validateFleet(loaded, { now: options.now, allowEmpty: options.allowEmpty, extensions, knownRuntimes });
   const diagnostics: Diagnostic[] = [];
   appendAll(diagnostics, validated.diagnostics);
+  const runtimeDiagnostics = new Map<string, Diagnostic[]>(loaded.runtimes.map((d) => [d.file, []]));
+  for (const d of validated.diagnostics) runtimeDiagnostics.get(d.file)?.push(d);
   let runtimes: ResolvedRuntime[] = [];
   if (validated.model) {
     const resolved = resolveFleet(validated.model, extensions);
@@ -54,9 +71,16 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
       const model = validated.model;
       const read = options.previousDist ? previousRenderReader(path.resolve(cwd, options.previousDist)) : () => undefined;
       const previous = (r: ResolvedRuntime) => (options.unchangedSincePrevious?.(model, r) ? undefined : read(r.runtime.name));
-      appendAll(diagnostics, checkResolved(model, runtimes, extensions, previous));
+      for (const r of runtimes) {
+        const found = checkResolved(model, [r], extensions, previous);
+        appendAll(diagnostics, found);
+        appendAll(runtimeDiagnostics.get(r.runtime.file) ?? [], found);
+      }
     }
   }
   const sorted = normalizeDiagnostics(diagnostics);
-  return { model: validated.model, runtimes, diagnostics: sorted, ok: !hasErrors(sorted) };
+  return { model: validated.model, runtimes, diagnostics: sorted, runtimeDiagnostics,
+    runtimeFiles: new Map(loaded.runtimes.map((d) => [d.file, { relPath: d.relPath, digest: d.digest }])),
+    reusedRuntimes: loaded.reusedRuntimes,
+    ok: !hasErrors(sorted) };
 }

@@ -3,6 +3,7 @@
 // fleet, oversized files, `.yml` twins), and hands each declaration to the YAML gate.
 // `status/` is never read: it is written by `kyma-fleet status`.
 
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EXTENSIONS } from '../extensions';
@@ -22,6 +23,25 @@ export interface LoadedDocument {
   readonly file: string;
   readonly data: unknown;
   readonly positions: PositionIndex;
+  /** sha256 (hex) of the file's bytes. */
+  readonly digest: string;
+}
+
+/** A runtime file that was read and digested but not parsed (see RuntimePlan.reuse). */
+export interface ReusedRuntimeFile {
+  readonly relPath: string;
+  readonly file: string;
+  readonly digest: string;
+}
+
+/**
+ * Which runtime files a run needs, decided once fleet.yaml, the groups and the auxiliary files are
+ * loaded: `select` false leaves a file unread (another shard renders it); `reuse` true reads and
+ * digests it but does not parse it (the caller holds an earlier result for exactly these bytes).
+ */
+export interface RuntimePlan {
+  readonly select?: (relPath: string) => boolean;
+  readonly reuse?: (relPath: string, digest: string) => boolean;
 }
 
 export interface LoadedFleet {
@@ -32,10 +52,15 @@ export interface LoadedFleet {
   readonly fleet?: LoadedDocument;
   readonly groups: LoadedDocument[];
   readonly runtimes: LoadedDocument[];
+  /** Runtime files the plan chose not to parse, sorted by relPath. */
+  readonly reusedRuntimes: ReusedRuntimeFile[];
   /** rules/** and files extensions asked for, by relPath. */
   readonly files: Map<string, AuxFile>;
   readonly diagnostics: Diagnostic[];
 }
+
+/** What is loaded before the runtime files: the input of a RuntimePlan. */
+export type LoadedLayers = Pick<LoadedFleet, 'root' | 'fleet' | 'groups' | 'files'>;
 
 export interface LoadOptions {
   readonly fleetDir: string;
@@ -44,6 +69,8 @@ export interface LoadOptions {
   readonly extensions?: readonly ExtensionPlugin<any>[];
   /** Parsed files by content digest (see parse-cache.ts); none by default. */
   readonly cache?: ParseCache;
+  /** Decides which runtime files are read and parsed (all by default). */
+  readonly runtimePlan?: (layers: LoadedLayers) => RuntimePlan;
 }
 
 /** Files that editors and operating systems leave behind; silently skipped. */
@@ -73,9 +100,10 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
   const problem = (code: string, abs: string, message: string, severity: 'error' | 'warning' = 'error', line = 1, col = 1): void => {
     diagnostics.push({ severity, code, file: display(abs), line, col, field: '', message });
   };
-  const result: { fleet?: LoadedDocument; groups: LoadedDocument[]; runtimes: LoadedDocument[]; files: Map<string, AuxFile> } = {
+  const result: { fleet?: LoadedDocument; groups: LoadedDocument[]; runtimes: LoadedDocument[]; reusedRuntimes: ReusedRuntimeFile[]; files: Map<string, AuxFile> } = {
     groups: [],
     runtimes: [],
+    reusedRuntimes: [],
     files: new Map(),
   };
 
@@ -124,14 +152,20 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
     }
   };
 
-  const loadDocument = (abs: string, expectedKind: FleetKind): LoadedDocument | undefined => {
+  const loadDocument = (abs: string, expectedKind: FleetKind, reuse?: RuntimePlan['reuse']): LoadedDocument | undefined => {
     const bytes = readInside(abs, MAX_FILE_BYTES);
     if (!bytes) return undefined;
     const file = display(abs);
-    const parsed = cache.parse(bytes, file, () => parseFleetYaml(bytes, file));
+    const relPath = toSlash(path.relative(root, abs));
+    const digest = sha256Hex(bytes);
+    if (reuse?.(relPath, digest)) {
+      result.reusedRuntimes.push({ relPath, file, digest });
+      return undefined;
+    }
+    const parsed = cache.parse(bytes, file, () => parseFleetYaml(bytes, file), digest);
     appendAll(diagnostics, parsed.diagnostics);
     if (parsed.data === undefined) return undefined;
-    return { expectedKind, relPath: toSlash(path.relative(root, abs)), file, data: parsed.data, positions: parsed.positions };
+    return { expectedKind, relPath, file, data: parsed.data, positions: parsed.positions, digest };
   };
 
   // fleet.yaml
@@ -142,15 +176,13 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
   if (lexists(fleetPath)) result.fleet = loadDocument(fleetPath, 'Fleet');
   else problem('E_MISSING_FLEET_FILE', fleetPath, 'the fleet folder needs a fleet.yaml (kind: Fleet)');
 
-  // groups/*.yaml and runtimes/*.yaml
-  for (const [folder, kind, bucket] of [
-    ['groups', 'RuntimeGroup', result.groups],
-    ['runtimes', 'KymaRuntime', result.runtimes],
-  ] as const) {
+  // groups/*.yaml, then (after the auxiliary files below) runtimes/*.yaml
+  const loadFolder = (folder: 'groups' | 'runtimes', kind: FleetKind, bucket: LoadedDocument[], plan: RuntimePlan = {}): void => {
     const dir = path.join(root, folder);
     for (const entry of listFolder(dir, problem)) {
       const abs = path.join(dir, entry.name);
       if (isLitter(entry.name)) continue;
+      if (plan.select && !plan.select(`${folder}/${entry.name}`)) continue;
       if (entry.isDirectory()) {
         problem('W_IGNORED_FILE', abs, `subfolders of ${folder}/ are not read`, 'warning');
         continue;
@@ -163,10 +195,11 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
         problem('W_IGNORED_FILE', abs, `only *.yaml files are read in ${folder}/; this file is ignored`, 'warning');
         continue;
       }
-      const doc = loadDocument(abs, kind);
+      const doc = loadDocument(abs, kind, plan.reuse);
       if (doc) bucket.push(doc);
     }
-  }
+  };
+  loadFolder('groups', 'RuntimeGroup', result.groups);
 
   // rules/** and files named by extensions (e.g. a FalcoProfile)
   const addAux = (abs: string): void => {
@@ -187,10 +220,13 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
     }
   }
 
-  cache.save();
-  const byRel = (a: LoadedDocument, b: LoadedDocument): number => cmp(a.relPath, b.relPath);
+  const byRel = (a: { relPath: string }, b: { relPath: string }): number => cmp(a.relPath, b.relPath);
   result.groups.sort(byRel);
+  const plan = options.runtimePlan?.({ root, fleet: result.fleet, groups: result.groups, files: result.files }) ?? {};
+  loadFolder('runtimes', 'KymaRuntime', result.runtimes, plan);
+  cache.save();
   result.runtimes.sort(byRel);
+  result.reusedRuntimes.sort(byRel);
   return { root, displayRoot: display(root), ...result, diagnostics };
 }
 
@@ -259,4 +295,8 @@ function lexists(p: string): boolean {
 
 function toSlash(p: string): string {
   return p.split(path.sep).join('/');
+}
+
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }

@@ -42,6 +42,39 @@ export interface RuntimeDeclaration {
   readonly layer: Layer;
 }
 
+/** Line and column of a value in its file. */
+export interface Pos {
+  readonly line: number;
+  readonly col: number;
+}
+
+/**
+ * What the checks across runtime files need of one runtime (duplicate names, IDs and Shoots):
+ * small enough to remember between runs for files that did not change.
+ */
+export interface RuntimeIdentity {
+  readonly file: string;
+  readonly name: string;
+  readonly runtimeID: string;
+  readonly shoot: ShootRef;
+  /** Positions of metadata.name, spec.runtimeID and spec.shoot.name. */
+  readonly at: { readonly name: Pos; readonly runtimeID: Pos; readonly shootName: Pos };
+}
+
+export function identityOf(r: RuntimeDeclaration): RuntimeIdentity {
+  const pos = (p: (string | number)[]): Pos => {
+    const { line, col } = r.positions.valueAt(p);
+    return { line, col };
+  };
+  return {
+    file: r.file,
+    name: r.name,
+    runtimeID: r.runtimeID,
+    shoot: { name: r.shoot.name, project: r.shoot.project },
+    at: { name: pos(['metadata', 'name']), runtimeID: pos(['spec', 'runtimeID']), shootName: pos(['spec', 'shoot', 'name']) },
+  };
+}
+
 export interface GroupDeclaration {
   readonly name: string;
   readonly file: string;

@@ -27,7 +27,7 @@ interface CacheFile {
 
 export interface ParseCache {
   /** The parse of `bytes` as `file`, from the cache or by calling `parse`. */
-  parse(bytes: Uint8Array, file: string, parse: () => ParsedYaml): ParsedYaml;
+  parse(bytes: Uint8Array, file: string, parse: () => ParsedYaml, digest?: string): ParsedYaml;
   /** Writes the entries used in this run (atomically); unused entries are dropped. */
   save(): void;
 }
@@ -67,8 +67,8 @@ export function openParseCache(cacheDir: string, fleetRoot: string): ParseCache 
   const used: Record<string, Entry> = {};
   let misses = 0;
   return {
-    parse(bytes, displayFile, parse) {
-      const digest = createHash('sha256').update(bytes).digest('hex');
+    parse(bytes, displayFile, parse, known) {
+      const digest = known ?? createHash('sha256').update(bytes).digest('hex');
       const hit = used[digest] ?? previous[digest];
       if (hit) {
         used[digest] = hit;

@@ -4,12 +4,12 @@
 
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin, RuleReporter } from '../extensions/types';
-import { appendAll, type Diagnostic, type DocPath, formatField, quote } from '../lib/diagnostics';
+import { appendAll, cmp, type Diagnostic, type DocPath, formatField, quote } from '../lib/diagnostics';
 import { isDNS1123Label } from '../lib/k8s-names';
 import { gitopsOptionProblems, resolveGitopsOptions } from '../render/gitops';
 import { type LabelSelector, labelKeyProblem, labelValueProblem, selectorProblems } from '../lib/labels';
 import type { LoadedDocument, LoadedFleet } from './load';
-import type { FleetModel, FleetOptions, GroupDeclaration, Layer, Policy, RuntimeDeclaration } from './model';
+import { type FleetModel, type FleetOptions, type GroupDeclaration, identityOf, type Layer, type Policy, type Pos, type RuntimeDeclaration, type RuntimeIdentity } from './model';
 import { PositionIndex } from './positions';
 import { API_VERSION, type FleetKind, SETTINGS_PATH } from './schema';
 import { checkDocumentSchema } from './schema-check';
@@ -22,6 +22,11 @@ export interface ValidateOptions {
   /** Accept a fleet without runtimes (refused by default: an empty checkout must not prune a fleet). */
   readonly allowEmpty?: boolean;
   readonly extensions?: readonly ExtensionPlugin<any>[];
+  /**
+   * Runtimes of files that were not parsed in this run (unchanged since a run that validated them):
+   * they count for the checks across files (duplicates, empty fleet) but are not in the model.
+   */
+  readonly knownRuntimes?: readonly RuntimeIdentity[];
 }
 
 export interface ValidationResult {
@@ -174,9 +179,9 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
     runtimes.push(runtime);
   }
 
-  checkUniqueness(groups, runtimes, diagnostics);
+  checkUniqueness(groups, runtimes.map(identityOf), options.knownRuntimes ?? [], diagnostics);
 
-  if (loaded.runtimes.length === 0 && !options.allowEmpty && loaded.fleet) {
+  if (loaded.runtimes.length + (options.knownRuntimes?.length ?? 0) === 0 && !options.allowEmpty && loaded.fleet) {
     diagnostics.push({
       severity: 'error',
       code: 'E_EMPTY_FLEET',
@@ -389,14 +394,8 @@ function readRuntime(doc: LoadedDocument, data: Rec, sink: Diagnostic[]): Runtim
 }
 
 /** Duplicate group names, runtime names, runtime IDs (case-insensitive: CR names are lowercase) and Shoots. */
-function checkUniqueness(groups: readonly GroupDeclaration[], runtimes: readonly RuntimeDeclaration[], sink: Diagnostic[]): void {
-  const dup = <T extends { file: string; positions: PositionIndex }>(
-    items: readonly T[],
-    keyOf: (t: T) => string,
-    path: DocPath,
-    code: string,
-    what: (t: T) => string,
-  ): void => {
+function checkUniqueness(groups: readonly GroupDeclaration[], parsed: readonly RuntimeIdentity[], known: readonly RuntimeIdentity[], sink: Diagnostic[]): void {
+  const dup = <T extends { file: string }>(items: readonly T[], keyOf: (t: T) => string, path: DocPath, at: (t: T) => Pos, code: string, what: (t: T) => string): void => {
     const first = new Map<string, T>();
     for (const item of items) {
       const key = keyOf(item);
@@ -405,8 +404,8 @@ function checkUniqueness(groups: readonly GroupDeclaration[], runtimes: readonly
         first.set(key, item);
         continue;
       }
-      const p = prev.positions.valueAt(path);
-      const pos = item.positions.valueAt(path);
+      const p = at(prev);
+      const pos = at(item);
       sink.push({
         severity: 'error',
         code,
@@ -418,8 +417,12 @@ function checkUniqueness(groups: readonly GroupDeclaration[], runtimes: readonly
       });
     }
   };
-  dup(groups, (g) => g.name, ['metadata', 'name'], 'E_DUPLICATE_GROUP', (g) => `group ${quote(g.name)}`);
-  dup(runtimes, (r) => r.name, ['metadata', 'name'], 'E_DUPLICATE_RUNTIME', (r) => `runtime ${quote(r.name)}`);
-  dup(runtimes, (r) => r.runtimeID.toLowerCase(), ['spec', 'runtimeID'], 'E_DUPLICATE_RUNTIME_ID', (r) => `runtime ID ${quote(r.runtimeID)}`);
-  dup(runtimes, (r) => `${r.shoot.project}/${r.shoot.name}`, ['spec', 'shoot', 'name'], 'E_DUPLICATE_SHOOT', (r) => `Shoot garden-${r.shoot.project}/${r.shoot.name}`);
+  const groupName = (g: GroupDeclaration): Pos => g.positions.valueAt(['metadata', 'name']);
+  dup(groups, (g) => g.name, ['metadata', 'name'], groupName, 'E_DUPLICATE_GROUP', (g) => `group ${quote(g.name)}`);
+  // In file order (the loader's), so "already declared in" names the same file whichever files
+  // were parsed; identities of unparsed files are merged in by file.
+  const sorted = known.length === 0 ? parsed : [...parsed, ...known].sort((a, b) => cmp(a.file, b.file));
+  dup(sorted, (r) => r.name, ['metadata', 'name'], (r) => r.at.name, 'E_DUPLICATE_RUNTIME', (r) => `runtime ${quote(r.name)}`);
+  dup(sorted, (r) => r.runtimeID.toLowerCase(), ['spec', 'runtimeID'], (r) => r.at.runtimeID, 'E_DUPLICATE_RUNTIME_ID', (r) => `runtime ID ${quote(r.runtimeID)}`);
+  dup(sorted, (r) => `${r.shoot.project}/${r.shoot.name}`, ['spec', 'shoot', 'name'], (r) => r.at.shootName, 'E_DUPLICATE_SHOOT', (r) => `Shoot garden-${r.shoot.project}/${r.shoot.name}`);
 }

@@ -12,6 +12,7 @@ import { kustomizationFile, manifestFile } from './serialize';
 
 /** A runtime rendered earlier whose inputs did not change: its target folders are reused as they are. */
 export interface UnchangedRuntime {
+  readonly runtimeID: string;
   readonly targets: readonly Target[];
 }
 
@@ -29,8 +30,9 @@ export function manifestFileName(m: Manifest): string {
 }
 
 /**
- * Renders every runtime except those `unchanged` names (their files stay as they are in dist/;
- * only the GitOps wiring, which lists all runtimes, is rendered for them).
+ * Renders `runtimes` except those named in `unchanged`; the runtimes of `unchanged` (whether or not
+ * they are also in `runtimes`) keep their files as they are in dist/, and only the GitOps wiring,
+ * which lists all runtimes, is rendered for them.
  */
 export function renderFleet(
   model: FleetModel,
@@ -42,13 +44,12 @@ export function renderFleet(
   const diagnostics: Diagnostic[] = [];
   const names: string[] = [];
   const wiring: Array<{ name: string; runtimeID: string; targets: Target[] }> = [];
+  for (const [name, kept] of unchanged) {
+    names.push(name);
+    wiring.push({ name, runtimeID: kept.runtimeID, targets: [...kept.targets] });
+  }
   for (const resolved of [...runtimes].sort((a, b) => cmp(a.runtime.name, b.runtime.name))) {
-    const kept = unchanged.get(resolved.runtime.name);
-    if (kept) {
-      names.push(resolved.runtime.name);
-      wiring.push({ name: resolved.runtime.name, runtimeID: resolved.runtime.runtimeID, targets: [...kept.targets] });
-      continue;
-    }
+    if (unchanged.has(resolved.runtime.name)) continue;
     const rendered = renderRuntime(model, resolved, extensions);
     names.push(rendered.name);
     wiring.push({ name: rendered.name, runtimeID: resolved.runtime.runtimeID, targets: TARGETS.filter((t) => rendered.targets[t].length > 0) });
@@ -70,5 +71,5 @@ export function renderFleet(
     files.set(file, file.endsWith('.json') ? JSON.stringify(content, null, 2) + '\n' : manifestFile(content));
   }
   const sorted = new Map([...files.entries()].sort(([a], [b]) => cmp(a, b)));
-  return { files: sorted, runtimes: names, diagnostics };
+  return { files: sorted, runtimes: names.sort(cmp), diagnostics };
 }

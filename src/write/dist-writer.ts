@@ -32,7 +32,7 @@ import { INDEX_FILE, isCode, loadIndex, serializeIndex, sha256, type DistIndex }
 import { fsyncDir, fsyncFile } from './fsync';
 import { acquireLock } from './lock';
 
-export { INDEX_FILE, readDistIndex, type DistIndex } from './index-file';
+export { INDEX_FILE, readDistIndex, readIndexText, type DistIndex } from './index-file';
 
 export interface Problem {
   code: string;
@@ -62,7 +62,14 @@ export interface WriteRequest {
 }
 
 export type WriteResult =
-  | { ok: true; changed: boolean; written: number; removed: number /* files of the old tree not in the new one */ }
+  | {
+      ok: true;
+      changed: boolean;
+      written: number;
+      removed: number /* files of the old tree not in the new one */;
+      /** sha256 of the index text dist/ now holds. */
+      indexDigest: string;
+    }
   | { ok: false; problem: Problem; exitCode: 1 | 4 }; // 1 when the guard refused, 4 for lock/I/O/foreign files/symlink
 
 /** The marker written into the tmp folder (beside tree/) once the new tree is complete and fsynced. */
@@ -110,12 +117,12 @@ function writeLocked(req: WriteRequest, tree: Tree, names: Names, steps: CrashPo
     );
   }
   if (existing.kind === 'tree' && sameTree(names.outDir, existing, tree, req.verify ?? true)) {
-    return { ok: true, changed: false, written: 0, removed: 0 };
+    return { ok: true, changed: false, written: 0, removed: 0, indexDigest: sha256(tree.indexText) };
   }
   const removed = previous ? Object.keys(previous.files).filter((rel) => !tree.files.has(rel) && !tree.reused.has(rel)).length : 0;
   const moves = previous ? planMoves(previous, tree, names.outDir, req.verify ?? true) : { dirs: [], files: [] };
   publish(names, tree, existing.kind !== 'missing', moves, steps);
-  return { ok: true, changed: true, written: tree.files.size + tree.reused.size, removed };
+  return { ok: true, changed: true, written: tree.files.size + tree.reused.size, removed, indexDigest: sha256(tree.indexText) };
 }
 
 // ---------------------------------------------------------------------------------------------

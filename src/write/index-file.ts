@@ -73,6 +73,17 @@ export function loadIndex(outDir: string): IndexRead {
   return index ? { kind: 'ok', index, text } : { kind: 'invalid', reason: `${INDEX_FILE} is not a valid kyma-fleet index` };
 }
 
+/** The raw text of dist/'s index (not followed through a symlink), or undefined when there is none or it is unreadable. */
+export function readIndexText(outDir: string): string | undefined {
+  try {
+    const file = path.join(outDir, INDEX_FILE);
+    if (!fs.lstatSync(file).isFile()) return undefined;
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** The index of an existing dist/, or undefined when there is none (or it is unreadable or invalid). */
 export function readDistIndex(outDir: string): DistIndex | undefined {
   try {

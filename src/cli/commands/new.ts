@@ -5,7 +5,7 @@
 // policies) no longer validates with it. Exit codes: 0 written, 1 conflicts with the fleet or the
 // fleet is invalid (nothing written), 2 usage (missing or malformed options), 4 I/O.
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
@@ -138,7 +138,7 @@ function newRuntimeCommand(streams: Streams, setExit: (code: number) => void): C
       });
       const parsed = parseFleetYaml(Buffer.from(text, 'utf8'), file);
       const candidate: LoadedDocument[] =
-        parsed.data === undefined ? [] : [{ expectedKind: 'KymaRuntime', relPath, file, data: parsed.data, positions: parsed.positions }];
+        parsed.data === undefined ? [] : [{ expectedKind: 'KymaRuntime', relPath, file, data: parsed.data, positions: parsed.positions, digest: createHash('sha256').update(text).digest('hex') }];
       const validated = validateFleet({ ...loaded, runtimes: [...loaded.runtimes, ...candidate] }, { now, allowEmpty: true });
       const all = [...parsed.diagnostics, ...validated.diagnostics].filter((d) => d.severity === 'error');
       const elsewhere = all.filter((d) => d.file !== file);

@@ -25,6 +25,7 @@ export const falcoExtension: ExtensionPlugin<FalcoState> = {
     return path === undefined ? [] : [path];
   },
   prepare: prepareFalcoState,
+  timeThresholds: (state) => (state.profile?.versions ?? []).flatMap((v) => (v.expiresAt === undefined ? [] : [v.expiresAt])),
   validateLayer,
   validateResolved,
   defaults: falcoDefaults,
