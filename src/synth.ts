@@ -9,11 +9,12 @@ import { EXTENSIONS } from './extensions';
 import type { ResolvedRuntime } from './fleet/resolve';
 import { type Diagnostic, ExitCode, normalizeDiagnostics } from './lib/diagnostics';
 import { fleetInputDigest, runtimeInputDigest } from './render/input-digest';
+import { runtimeGitopsFiles } from './render/gitops';
 import { renderFleet, type UnchangedRuntime } from './render/render-fleet';
 import { type Target, TARGETS } from './render/render-runtime';
 import { diffTrees, type TreeDiff } from './render/tree-diff';
 import { type DistIndex, type Problem, readIndexText, writeDist } from './write/dist-writer';
-import { sha256 } from './write/index-file';
+import { parseIndex, sha256 } from './write/index-file';
 import { epochOf, layersKey, loadRunRecord, type RunRecord, type RuntimeRecord, saveRunRecord } from './write/run-record';
 import { readCurrentDist } from './write/read-dist';
 
@@ -60,10 +61,11 @@ function runtimesOf(files: Iterable<string>): Set<string> {
  * Refuses to remove more than `maxShare` of the previously rendered runtimes at once (a wrong
  * --fleet path or a bad merge must not orphan half a landscape); removing one is always allowed.
  */
-export function massRemovalProblem(previous: DistIndex | undefined, next: ReadonlyMap<string, string>, maxShare: number): Problem | undefined {
+export function massRemovalProblem(previous: DistIndex | undefined, next: ReadonlyMap<string, unknown> | ReadonlySet<string>, maxShare: number): Problem | undefined {
   if (!previous) return undefined;
   const before = runtimesOf(Object.keys(previous.files));
-  const after = runtimesOf(next.keys());
+  // A map holds the files of the new tree; a set, the names of its runtimes.
+  const after = next instanceof Map ? runtimesOf(next.keys()) : (next as ReadonlySet<string>);
   const removed = [...before].filter((r) => !after.has(r)).sort();
   if (removed.length < 2 || removed.length <= maxShare * before.size) return undefined;
   const shown = removed.slice(0, 10).join(', ') + (removed.length > 10 ? `, … (${removed.length - 10} more)` : '');
@@ -76,7 +78,20 @@ export function massRemovalProblem(previous: DistIndex | undefined, next: Readon
 
 export type SynthResult = Rendering & { readonly problem?: Problem; readonly changed?: boolean; readonly written?: number; readonly removed?: number; readonly rendered?: number };
 
-const runtimeOfFile = (rel: string): string | undefined => /^runtimes\/([^/]+)\//.exec(rel)?.[1];
+const GITOPS = '\0gitops';
+
+/** Index entries by runtime folder name (files under runtimes/<name>/), and the gitops/ ones under GITOPS. */
+function filesByRuntime(files: Readonly<Record<string, string>>): Map<string, Array<[string, string]>> {
+  const out = new Map<string, Array<[string, string]>>();
+  for (const [rel, hash] of Object.entries(files)) {
+    const name = rel.startsWith('gitops/') ? GITOPS : /^runtimes\/([^/]+)\//.exec(rel)?.[1];
+    if (name === undefined) continue;
+    const list = out.get(name);
+    if (list) list.push([rel, hash]);
+    else out.set(name, [[rel, hash]]);
+  }
+  return out;
+}
 
 /**
  * Renders and writes dist/. With a cache folder the run is incremental (see write/run-record.ts):
@@ -139,22 +154,38 @@ export function synth(options: SynthOptions): SynthResult {
   if (!checked.ok || !checked.model) return { exitCode: ExitCode.InvalidInput, diagnostics };
   const model = checked.model;
 
+  // Nothing parsed and every file of the record still there: dist/ is exactly what that run wrote.
+  if (reusable && checked.runtimes.length === 0 && reusedFiles.length === Object.keys(reusable.runtimes).length) {
+    return { exitCode: ExitCode.Ok, diagnostics, runtimes: reusedFiles.length, rendered: 0, changed: false, written: 0, removed: 0 };
+  }
+
   // Kept: reused files (not even parsed) and parsed runtimes whose render inputs did not change.
-  const unchanged = new Map<string, UnchangedRuntime>();
   const keptRecords = new Map<string, RuntimeRecord>();
   for (const f of reusedFiles) {
     const rec = reusable!.runtimes[f.relPath]!;
-    unchanged.set(rec.identity.name, { runtimeID: rec.identity.runtimeID, targets: rec.targets });
     keptRecords.set(rec.identity.name, rec);
   }
-  for (const r of checked.runtimes) {
-    if (!isUnchanged(model, r)) continue;
-    const rec = byName.get(r.runtime.name)!;
-    unchanged.set(r.runtime.name, { runtimeID: r.runtime.runtimeID, targets: rec.targets });
-    keptRecords.set(r.runtime.name, rec);
-  }
+  for (const r of checked.runtimes) if (isUnchanged(model, r)) keptRecords.set(r.runtime.name, byName.get(r.runtime.name)!);
+  // Their files (and hashes) are the ones dist/'s index lists, which is the index that run wrote.
+  const previousFiles = keptRecords.size > 0 && indexText !== undefined ? filesByRuntime(parseIndex(indexText)?.files ?? {}) : new Map<string, Array<[string, string]>>();
+  const gitopsIndex = new Map(previousFiles.get(GITOPS) ?? []);
+  const gitopsJson = JSON.stringify(model.options.gitops);
+  const unchanged = new Map<string, UnchangedRuntime>();
   const reuse = new Map<string, string>();
-  for (const rec of keptRecords.values()) for (const [rel, hash] of Object.entries(rec.files)) reuse.set(rel, hash);
+  for (const [name, rec] of keptRecords) {
+    const own = previousFiles.get(name) ?? [];
+    if (own.length === 0) continue; // not in dist/ after all: render it
+    for (const [rel, hash] of own) reuse.set(rel, hash);
+    const wiring = { name, runtimeID: rec.identity.runtimeID, targets: rec.targets };
+    const gitopsFiles = trusted?.gitops === gitopsJson ? runtimeGitopsFiles(wiring, model.options.gitops) : [];
+    const keepGitops = gitopsFiles.length > 0 && gitopsFiles.every((rel) => gitopsIndex.has(rel));
+    if (keepGitops) for (const rel of gitopsFiles) reuse.set(rel, gitopsIndex.get(rel)!);
+    unchanged.set(name, { runtimeID: rec.identity.runtimeID, targets: rec.targets, keepGitops });
+  }
+  // A reused file that is not in dist/ cannot be kept: parse it after all (rare; dist/ was trusted).
+  if (reusedFiles.some((f) => !unchanged.has(reusable!.runtimes[f.relPath]!.identity.name))) {
+    return synth({ ...options, cacheDir: undefined });
+  }
 
   const rendered = renderFleet(model, checked.runtimes, undefined, unchanged);
   const base = { exitCode: ExitCode.Ok, diagnostics, files: rendered.files, runtimes: rendered.runtimes.length, rendered: rendered.runtimes.length - unchanged.size };
@@ -165,18 +196,19 @@ export function synth(options: SynthOptions): SynthResult {
     reuse,
     // Trusting the index keeps an unchanged synth cheap; --no-cache compares every byte.
     verify: !cacheDir,
-    guard: options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, new Map([...files, ...reuse]), model.options.maxRemovalShare),
+    trustedDirs: new Set([...unchanged.keys()].map((name) => `runtimes/${name}`)),
+    guard: options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, new Set(rendered.runtimes), model.options.maxRemovalShare),
   });
   if (!result.ok) return { ...base, exitCode: result.exitCode, problem: result.problem };
 
   if (cacheDir) {
-    const produced = new Map<string, Record<string, string>>();
-    for (const [rel, content] of files) {
-      const name = runtimeOfFile(rel);
-      if (name === undefined) continue;
-      const record = produced.get(name) ?? {};
-      record[rel] = sha256(content);
-      produced.set(name, record);
+    const produced = new Map<string, Target[]>();
+    for (const rel of files.keys()) {
+      const m = /^runtimes\/([^/]+)\/([^/]+)\//.exec(rel);
+      if (!m) continue;
+      const targets = produced.get(m[1]!) ?? [];
+      if (!targets.includes(m[2] as Target)) targets.push(m[2] as Target);
+      produced.set(m[1]!, targets);
     }
     const runtimes: Record<string, RuntimeRecord> = {};
     for (const f of reusedFiles) runtimes[f.relPath] = reusable!.runtimes[f.relPath]!;
@@ -184,17 +216,16 @@ export function synth(options: SynthOptions): SynthResult {
     for (const r of checked.runtimes) {
       const name = r.runtime.name;
       const loaded = checked.runtimeFiles.get(r.runtime.file);
-      const kept = keptRecords.get(name);
       if (!loaded) continue;
+      const kept = unchanged.has(name) ? keptRecords.get(name) : undefined;
       const { file: _file, ...identity } = identityOf(r.runtime);
       runtimes[loaded.relPath] = {
         digest: loaded.digest,
         identity,
-        // The file of the runtime itself is stored as '' (display paths are re-derived on reuse).
+        // The runtime's own file is stored as '' (display paths are re-derived on reuse).
         diagnostics: (checked.runtimeDiagnostics.get(r.runtime.file) ?? []).map((d) => (d.file === r.runtime.file ? { ...d, file: '' } : d)),
         input: digests.get(name) ?? runtimeInputDigest(fleetDigest, r),
-        targets: kept ? kept.targets : TARGETS.filter((t) => [...Object.keys(produced.get(name) ?? {})].some((rel) => rel.startsWith(`runtimes/${name}/${t}/`))),
-        files: kept ? kept.files : (produced.get(name) ?? {}),
+        targets: kept ? kept.targets : TARGETS.filter((t) => produced.get(name)?.includes(t)),
       };
     }
     const thresholds = EXTENSIONS.flatMap((e) => (e.timeThresholds ? [...e.timeThresholds(model.extensionState.get(e.name) as never)] : [])).sort((a, b) => a - b);
@@ -204,6 +235,7 @@ export function synth(options: SynthOptions): SynthResult {
       thresholds,
       epoch: epochOf(thresholds, options.now),
       index: result.indexDigest,
+      gitops: gitopsJson,
       runtimes,
     });
   }

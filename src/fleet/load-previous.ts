@@ -5,21 +5,27 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { readDistIndex } from '../write/index-file';
+import { type DistIndex, readDistIndex } from '../write/index-file';
 
 export type PreviousManifests = (runtimeName: string) => readonly Record<string, unknown>[] | undefined;
 
 export function previousRenderReader(outDir: string): PreviousManifests {
-  const index = readDistIndex(path.resolve(outDir));
-  if (!index) return () => undefined;
-  const byRuntime = new Map<string, string[]>();
-  for (const rel of Object.keys(index.files)) {
-    const m = /^runtimes\/([^/]+)\/skr\/(?!kustomization\.yaml$)[^/]+\.yaml$/.exec(rel);
-    if (m) byRuntime.set(m[1]!, [...(byRuntime.get(m[1]!) ?? []), rel]);
-  }
+  // The index is read on the first question only: a run whose runtimes are all unchanged asks none.
+  let index: DistIndex | undefined | null = null;
   return (name) => {
-    const files = byRuntime.get(name);
-    if (!files) return undefined;
+    if (index === null) index = readDistIndex(path.resolve(outDir));
+    if (!index) return undefined;
+    let names: string[];
+    try {
+      names = fs.readdirSync(path.join(outDir, 'runtimes', name, 'skr'));
+    } catch {
+      return undefined;
+    }
+    const files = names
+      .sort()
+      .map((n) => `runtimes/${name}/skr/${n}`)
+      .filter((rel) => /\.yaml$/.test(rel) && !rel.endsWith('/kustomization.yaml') && Object.hasOwn(index!.files, rel));
+    if (files.length === 0) return undefined;
     const out: Record<string, unknown>[] = [];
     for (const rel of files) {
       try {

@@ -160,6 +160,7 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
     const digest = sha256Hex(bytes);
     if (reuse?.(relPath, digest)) {
       result.reusedRuntimes.push({ relPath, file, digest });
+      cache.keep(digest);
       return undefined;
     }
     const parsed = cache.parse(bytes, file, () => parseFleetYaml(bytes, file), digest);

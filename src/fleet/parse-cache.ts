@@ -28,11 +28,13 @@ interface CacheFile {
 export interface ParseCache {
   /** The parse of `bytes` as `file`, from the cache or by calling `parse`. */
   parse(bytes: Uint8Array, file: string, parse: () => ParsedYaml, digest?: string): ParsedYaml;
-  /** Writes the entries used in this run (atomically); unused entries are dropped. */
+  /** Keeps the entry of these bytes although this run did not need their parse (the file is unchanged). */
+  keep(digest: string): void;
+  /** Writes the entries used or kept in this run (atomically); other entries are dropped. */
   save(): void;
 }
 
-export const NO_CACHE: ParseCache = { parse: (_b, _f, parse) => parse(), save() {} };
+export const NO_CACHE: ParseCache = { parse: (_b, _f, parse) => parse(), keep() {}, save() {} };
 
 /** The cache folder: KYMA_FLEET_CACHE_DIR, else node_modules/.cache of the working folder, else ~/.cache. */
 export function defaultCacheDir(cwd: string, env: NodeJS.ProcessEnv): string {
@@ -54,47 +56,71 @@ function parserKey(): string {
   return h.digest('hex');
 }
 
+/** Entries are spread over this many files by the first hex digits of their digest, so a run that
+ *  parses a few files reads and writes a few small files, not one entry per file of the fleet. */
+const BUCKETS = 64;
+
 export function openParseCache(cacheDir: string, fleetRoot: string): ParseCache {
-  const file = path.join(cacheDir, `parse-${createHash('sha256').update(fleetRoot).digest('hex').slice(0, 16)}.json`);
+  const dir = path.join(cacheDir, `parse-${createHash('sha256').update(fleetRoot).digest('hex').slice(0, 16)}`);
   const key = parserKey();
-  let previous: Record<string, Entry> = {};
-  try {
-    const cached = JSON.parse(fs.readFileSync(file, 'utf8')) as CacheFile;
-    if (cached.key === key && cached.entries && typeof cached.entries === 'object') previous = cached.entries;
-  } catch {
-    // no cache yet, or unreadable: parse everything
-  }
-  const used: Record<string, Entry> = {};
-  let misses = 0;
+  const bucketOf = (digest: string): string => (parseInt(digest.slice(0, 4), 16) % BUCKETS).toString().padStart(2, '0');
+  const previous = new Map<string, Record<string, Entry>>();
+  const load = (bucket: string): Record<string, Entry> => {
+    let entries = previous.get(bucket);
+    if (entries) return entries;
+    entries = {};
+    try {
+      const cached = JSON.parse(fs.readFileSync(path.join(dir, `${bucket}.json`), 'utf8')) as CacheFile;
+      if (cached.key === key && cached.entries && typeof cached.entries === 'object') entries = cached.entries;
+    } catch {
+      // no cache yet, or unreadable: parse
+    }
+    previous.set(bucket, entries);
+    return entries;
+  };
+  const used = new Map<string, Entry>();
+  const kept = new Set<string>();
+  const dirty = new Set<string>();
   return {
     parse(bytes, displayFile, parse, known) {
       const digest = known ?? createHash('sha256').update(bytes).digest('hex');
-      const hit = used[digest] ?? previous[digest];
+      const hit = used.get(digest) ?? (Object.hasOwn(load(bucketOf(digest)), digest) ? load(bucketOf(digest))[digest] : undefined);
       if (hit) {
-        used[digest] = hit;
+        used.set(digest, hit);
         return {
           data: hit.data,
           positions: hit.positions instanceof PositionIndex ? hit.positions : PositionIndex.fromJSON(hit.positions),
           diagnostics: hit.diagnostics.map((d) => ({ ...d, file: displayFile })),
         };
       }
-      misses++;
+      dirty.add(bucketOf(digest));
       const parsed = parse();
-      used[digest] = {
+      used.set(digest, {
         data: parsed.data,
         positions: parsed.positions,
         diagnostics: parsed.diagnostics.map(({ file: _file, ...rest }) => rest),
-      };
+      });
       return parsed;
     },
+    keep(digest) {
+      kept.add(digest);
+    },
     save() {
-      if (misses === 0 && Object.keys(used).length === Object.keys(previous).length) return;
+      // Only buckets with new entries are rewritten: with the entries used or kept in this run (the
+      // ones of files that no longer exist are dropped then).
+      if (dirty.size === 0) return;
       try {
-        fs.mkdirSync(cacheDir, { recursive: true });
-        const tmp = `${file}.${process.pid}.tmp`;
-        // PositionIndex.toJSON() serializes the fresh entries here.
-        fs.writeFileSync(tmp, JSON.stringify({ key, entries: used }));
-        fs.renameSync(tmp, file);
+        fs.mkdirSync(dir, { recursive: true });
+        for (const bucket of [...dirty].sort()) {
+          const entries: Record<string, Entry> = {};
+          for (const [digest, entry] of Object.entries(load(bucket))) if (kept.has(digest) || used.has(digest)) entries[digest] = entry;
+          for (const [digest, entry] of used) if (bucketOf(digest) === bucket) entries[digest] = entry;
+          const file = path.join(dir, `${bucket}.json`);
+          const tmp = `${file}.${process.pid}.tmp`;
+          // PositionIndex.toJSON() serializes the fresh entries here.
+          fs.writeFileSync(tmp, JSON.stringify({ key, entries }));
+          fs.renameSync(tmp, file);
+        }
       } catch {
         // best effort: a read-only cache folder only costs time
       }

@@ -339,12 +339,24 @@ function argoRuntimeData(runtime: GitopsRuntime, targets: readonly GitopsTarget[
 }
 
 /**
- * Renders dist/gitops/. Keys are paths relative to dist/ (always "/"), in code-point order;
+ * The files of dist/gitops/ that belong to one runtime alone (its Flux Kustomizations and its Argo CD
+ * generator file): what renderGitops leaves out for a `kept` runtime, whose files stay as they are.
+ */
+export function runtimeGitopsFiles(runtime: GitopsRuntime, options: GitopsOptions): string[] {
+  const out: string[] = [];
+  if (options.flux.enabled) for (const t of wiredTargets(runtime, options)) out.push(`gitops/flux/${runtime.name}-${t}.yaml`);
+  if (options.argocd.enabled) out.push(`gitops/argocd/runtimes/${runtime.name}.json`);
+  return out;
+}
+
+/**
+ * Renders dist/gitops/. Runtimes named in `kept` take part in every list and name check, but their
+ * own files (runtimeGitopsFiles) are not rendered: the caller keeps them from the previous render. Keys are paths relative to dist/ (always "/"), in code-point order;
  * values are manifests, except gitops/argocd/runtimes/*.json (plain data for the Argo CD
  * generator, to be written as pretty JSON). Throws only on input the validators must have
  * refused (invalid or duplicate runtime names, missing required options, a name collision).
  */
-export function renderGitops(runtimes: readonly GitopsRuntime[], options: GitopsOptions): Map<string, Record<string, unknown>> {
+export function renderGitops(runtimes: readonly GitopsRuntime[], options: GitopsOptions, kept: ReadonlySet<string> = new Set()): Map<string, Record<string, unknown>> {
   const sorted = checkRuntimes(runtimes);
   const files: [string, Rec][] = [];
 
@@ -360,7 +372,7 @@ export function renderGitops(runtimes: readonly GitopsRuntime[], options: Gitops
         names.set(name, `${r.name}/${t}`);
         const file = `${r.name}-${t}.yaml`;
         listed.push(file);
-        files.push([`gitops/flux/${file}`, obj]);
+        if (!kept.has(r.name)) files.push([`gitops/flux/${file}`, obj]);
       }
     }
     files.push(['gitops/flux/kustomization.yaml', kustomizeFile(listed)]);
@@ -377,7 +389,7 @@ export function renderGitops(runtimes: readonly GitopsRuntime[], options: Gitops
         if (other !== undefined) throw new Error(`renderGitops: Application name ${name} is shared by ${other} and ${r.name}/${t}`);
         appNames.set(name, `${r.name}/${t}`);
       }
-      files.push([`gitops/argocd/runtimes/${r.name}.json`, argoRuntimeData(r, wired, options)]);
+      if (!kept.has(r.name)) files.push([`gitops/argocd/runtimes/${r.name}.json`, argoRuntimeData(r, wired, options)]);
     }
     const listed: string[] = [];
     for (const t of targets) {

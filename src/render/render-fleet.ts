@@ -14,6 +14,8 @@ import { kustomizationFile, manifestFile } from './serialize';
 export interface UnchangedRuntime {
   readonly runtimeID: string;
   readonly targets: readonly Target[];
+  /** Its own GitOps files (runtimeGitopsFiles) are kept too: the GitOps options did not change. */
+  readonly keepGitops?: boolean;
 }
 
 export interface RenderedFleet {
@@ -67,7 +69,8 @@ export function renderFleet(
       files.set(`${dir}/kustomization.yaml`, kustomizationFile([...listed].sort(cmp)));
     }
   }
-  for (const [file, content] of renderGitops(wiring, model.options.gitops)) {
+  const keptGitops = new Set([...unchanged].filter(([, u]) => u.keepGitops).map(([name]) => name));
+  for (const [file, content] of renderGitops(wiring, model.options.gitops, keptGitops)) {
     files.set(file, file.endsWith('.json') ? JSON.stringify(content, null, 2) + '\n' : manifestFile(content));
   }
   const sorted = new Map([...files.entries()].sort(([a], [b]) => cmp(a, b)));

@@ -56,6 +56,12 @@ export interface WriteRequest {
    * False trusts the index, which makes an unchanged synth cheap; `synth --check` still compares.
    */
   verify?: boolean;
+  /**
+   * Folders of dist/ (relPaths) whose content the caller vouches for, because its files are all
+   * reused as the index lists them: the search for foreign files checks that each is a real folder
+   * but does not look inside. Only honoured with `verify: false`.
+   */
+  trustedDirs?: ReadonlySet<string>;
   /** Called with the previous index (undefined when dist/ does not exist yet) after the lock is taken
    *  and recovery ran, before anything is written; returning a Problem aborts with nothing changed. */
   guard?: (previous: DistIndex | undefined) => Problem | undefined;
@@ -104,7 +110,8 @@ export function writeDist(req: WriteRequest): WriteResult {
 function writeLocked(req: WriteRequest, tree: Tree, names: Names, steps: CrashPoints): WriteResult {
   const recovery = recover(names);
   if (recovery) return refuse(recovery, 4);
-  const existing = inspect(names);
+  const trusted = req.verify === false ? req.trustedDirs : undefined;
+  const existing = inspect(names, trusted);
   if ('code' in existing) return refuse(existing, 4);
   const previous = existing.kind === 'tree' ? existing.index : undefined;
   const refusal = req.guard?.(previous);
@@ -116,7 +123,7 @@ function writeLocked(req: WriteRequest, tree: Tree, names: Names, steps: CrashPo
       4,
     );
   }
-  if (existing.kind === 'tree' && sameTree(names.outDir, existing, tree, req.verify ?? true)) {
+  if (existing.kind === 'tree' && sameTree(names.outDir, existing, tree, req.verify ?? true, trusted !== undefined && trusted.size > 0)) {
     return { ok: true, changed: false, written: 0, removed: 0, indexDigest: sha256(tree.indexText) };
   }
   const removed = previous ? Object.keys(previous.files).filter((rel) => !tree.files.has(rel) && !tree.reused.has(rel)).length : 0;
@@ -142,27 +149,30 @@ function planTree(files: ReadonlyMap<string, string>, reuse: ReadonlyMap<string,
   for (const rel of reuse.keys()) {
     if (files.has(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is both written and reused`);
   }
-  const all: Array<[string, string | undefined]> = [...files, ...[...reuse.keys()].map((rel) => [rel, undefined] as [string, undefined])];
-  for (const [rel, content] of all.sort((a, b) => cmp(a[0], b[0]))) {
-    const segments = rel.split('/');
+  // The default sort compares UTF-16 code units, as cmp does, without a comparator call per pair.
+  const paths = [...files.keys(), ...reuse.keys()].sort();
+  const hashes = new Map<string, string>();
+  for (const rel of paths) {
+    const content = files.get(rel);
     if (content !== undefined && typeof content !== 'string') throw new Error(`writeDist: content of ${JSON.stringify(rel)} is not a string`);
-    const bad =
-      rel === INDEX_FILE ||
-      /[\\\0]/.test(rel) ||
-      segments.some((s) => s === '' || s === '.' || s === '..');
+    const segments = rel.split('/');
+    const bad = rel === INDEX_FILE || /[\\\0]/.test(rel) || segments.some((s) => s === '' || s === '.' || s === '..');
     if (bad) throw new Error(`writeDist: invalid output path ${JSON.stringify(rel)}`);
-    for (let i = 1; i < segments.length; i++) dirs.add(segments.slice(0, i).join('/'));
-    if (content !== undefined) out.set(rel, content);
+    // Parents until one is known (its own parents are then known too).
+    for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) {
+      const d = rel.slice(0, i);
+      if (dirs.has(d)) break;
+      dirs.add(d);
+    }
+    if (content !== undefined) {
+      out.set(rel, content);
+      hashes.set(rel, sha256(content));
+    } else hashes.set(rel, reuse.get(rel)!);
   }
   for (const d of dirs) {
     if (out.has(d) || reuse.has(d)) throw new Error(`writeDist: output path ${JSON.stringify(d)} is both a file and a folder`);
   }
-  const hashes = new Map<string, string>();
-  for (const [rel, buf] of out) hashes.set(rel, sha256(buf));
-  for (const [rel, hash] of reuse) hashes.set(rel, hash);
-  const sorted = [...hashes].sort((a, b) => cmp(a[0], b[0]));
-  const indexText = serializeIndex(sorted);
-  return { files: out, hashes: new Map(sorted), reused: new Map(reuse), dirs: [...dirs].sort(cmp), indexText };
+  return { files: out, hashes, reused: new Map(reuse), dirs: [...dirs].sort(), indexText: serializeIndex(hashes) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -304,7 +314,7 @@ type Existing =
   | { kind: 'empty' } // an empty folder without index
   | { kind: 'tree'; index: DistIndex; indexText: string; files: string[]; dirs: string[] };
 
-function inspect(names: Names): Existing | Problem {
+function inspect(names: Names, trustedDirs: ReadonlySet<string> = new Set()): Existing | Problem {
   const { outDir, display } = names;
   let st: fs.Stats;
   try {
@@ -323,7 +333,7 @@ function inspect(names: Names): Existing | Problem {
   if (!st.isDirectory()) {
     return { code: 'E_DIST_NOT_DIR', message: `${display} exists but is not a folder; move it away`, paths: [outDir] };
   }
-  const { files, dirs, others } = walk(outDir);
+  const { files, dirs, others } = walk(outDir, trustedDirs);
   const read = loadIndex(outDir);
   if (read.kind === 'invalid') {
     return { code: 'E_DIST_INDEX', message: `${display}${read.reason}; move ${display} away or empty it`, paths: [path.join(outDir, INDEX_FILE)] };
@@ -354,7 +364,7 @@ function inspect(names: Names): Existing | Problem {
 }
 
 /** Lists a folder without following symlinks: regular files, folders, and everything else. */
-function walk(root: string): { files: string[]; dirs: string[]; others: string[] } {
+function walk(root: string, trustedDirs: ReadonlySet<string>): { files: string[]; dirs: string[]; others: string[] } {
   const files: string[] = [];
   const dirs: string[] = [];
   const others: string[] = [];
@@ -363,7 +373,7 @@ function walk(root: string): { files: string[]; dirs: string[]; others: string[]
       const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (entry.isDirectory()) {
         dirs.push(child);
-        visit(child);
+        if (!trustedDirs.has(child)) visit(child);
       } else if (entry.isFile()) files.push(child);
       else others.push(child);
     }
@@ -373,8 +383,9 @@ function walk(root: string): { files: string[]; dirs: string[]; others: string[]
 }
 
 /** True when dist/ holds exactly the planned files and folders (byte for byte when `verify`). */
-function sameTree(outDir: string, existing: Existing & { kind: 'tree' }, tree: Tree, verify: boolean): boolean {
+function sameTree(outDir: string, existing: Existing & { kind: 'tree' }, tree: Tree, verify: boolean, partialWalk: boolean): boolean {
   if (existing.indexText !== tree.indexText) return false;
+  if (partialWalk) return true; // trusted folders were not listed: the index vouches for them
   if (existing.files.length !== tree.hashes.size + 1) return false;
   if (existing.dirs.length !== tree.dirs.length || existing.dirs.some((d, i) => d !== tree.dirs[i])) return false;
   if (!verify) return true;

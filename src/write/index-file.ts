@@ -25,14 +25,30 @@ export function sha256(data: string | Uint8Array): string {
  * Written by hand because JSON.stringify puts integer-like keys (a file named `10`) first.
  */
 export function serializeIndex(files: Iterable<readonly [string, string]>): string {
-  const entries = [...files].sort((a, b) => cmp(a[0], b[0]));
+  const entries = [...files];
+  let sorted = true;
+  for (let i = 1; i < entries.length && sorted; i++) sorted = entries[i - 1]![0] < entries[i]![0];
+  if (!sorted) entries.sort((a, b) => cmp(a[0], b[0]));
   const body = entries.map(([rel, hash]) => `    ${JSON.stringify(rel)}: ${JSON.stringify(hash)}`);
   const filesText = body.length === 0 ? '{}' : `{\n${body.join(',\n')}\n  }`;
   return `{\n  "files": ${filesText},\n  "generator": "kyma-fleet",\n  "version": 1\n}\n`;
 }
 
-/** Parses index text; undefined when it is not a well-formed version-1 kyma-fleet index. */
+/** The last text parsed and its index: one run reads the same index in several stages. */
+let memo: { text: string; index: DistIndex | undefined } | undefined;
+
+/**
+ * Parses index text; undefined when it is not a well-formed version-1 kyma-fleet index. The result
+ * is shared between callers with the same text and must not be modified.
+ */
 export function parseIndex(text: string): DistIndex | undefined {
+  if (memo?.text === text) return memo.index;
+  const index = parseIndexText(text);
+  memo = { text, index };
+  return index;
+}
+
+function parseIndexText(text: string): DistIndex | undefined {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -43,12 +59,20 @@ export function parseIndex(text: string): DistIndex | undefined {
   const { version, generator, files } = data as Record<string, unknown>;
   if (version !== 1 || generator !== 'kyma-fleet') return undefined;
   if (typeof files !== 'object' || files === null || Array.isArray(files)) return undefined;
-  const out: Record<string, string> = {};
-  for (const key of Object.keys(files).sort(cmp)) {
-    const hash = (files as Record<string, unknown>)[key];
-    if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) return undefined;
-    out[key] = hash;
+  const record = files as Record<string, unknown>;
+  const keys = Object.keys(record);
+  const HASH = /^[0-9a-f]{64}$/;
+  let sorted = true;
+  for (let i = 0; i < keys.length; i++) {
+    const hash = record[keys[i]!];
+    if (typeof hash !== 'string' || hash.length !== 64 || !HASH.test(hash)) return undefined;
+    if (i > 0 && sorted && !(keys[i - 1]! < keys[i]!)) sorted = false;
   }
+  // The index is written sorted (JSON.parse keeps that order, and makes every key an own property,
+  // "__proto__" included); only a hand-edited one needs copying in order.
+  if (sorted) return { version: 1, generator: 'kyma-fleet', files: record as Record<string, string> };
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const key of keys.sort(cmp)) out[key] = record[key] as string;
   return { version: 1, generator: 'kyma-fleet', files: out };
 }
 

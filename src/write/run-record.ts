@@ -25,8 +25,6 @@ export interface RuntimeRecord {
   /** runtimeInputDigest of its last render. */
   readonly input: string;
   readonly targets: readonly Target[];
-  /** dist-relative path -> sha256 of every file under runtimes/<name>/. */
-  readonly files: Readonly<Record<string, string>>;
 }
 
 export interface RunRecord {
@@ -37,8 +35,10 @@ export interface RunRecord {
   readonly thresholds: readonly number[];
   /** How many thresholds had passed at that run's `now`. */
   readonly epoch: number;
-  /** sha256 of dist/'s index text after that run. */
+  /** sha256 of dist/'s index text after that run (which lists the files of every runtime). */
   readonly index: string;
+  /** The GitOps options of that run (JSON), which a runtime's own GitOps files depend on. */
+  readonly gitops: string;
   /** By runtime file relPath (runtimes/<name>.yaml). */
   readonly runtimes: Readonly<Record<string, RuntimeRecord>>;
 }
@@ -53,7 +53,7 @@ export function loadRunRecord(cacheDir: string, cwd: string, fleetRoot: string, 
   try {
     const parsed = JSON.parse(fs.readFileSync(recordFile(cacheDir, cwd, fleetRoot, outDir), 'utf8')) as RunRecord;
     if (parsed.version !== 2 || typeof parsed.key !== 'string' || typeof parsed.runtimes !== 'object' || parsed.runtimes === null) return undefined;
-    if (!Array.isArray(parsed.thresholds) || typeof parsed.epoch !== 'number' || typeof parsed.index !== 'string') return undefined;
+    if (!Array.isArray(parsed.thresholds) || typeof parsed.epoch !== 'number' || typeof parsed.index !== 'string' || typeof parsed.gitops !== 'string') return undefined;
     return parsed;
   } catch {
     return undefined;

@@ -23,11 +23,14 @@ describe('the parse cache', () => {
     cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-fleet-cache-'));
     const uncached = plain(checkFleet({ fleetDir: fx.fleetDir, cwd: fx.dir, now: new Date(NOW) }));
     expect(plain(run())).toBe(uncached);
-    const [file] = fs.readdirSync(cacheDir);
-    expect(file).toMatch(/^parse-[0-9a-f]{16}\.json$/);
+    const [folder] = fs.readdirSync(cacheDir);
+    expect(folder).toMatch(/^parse-[0-9a-f]{16}$/);
+    const buckets = fs.readdirSync(path.join(cacheDir, folder!));
+    expect(buckets.length).toBeGreaterThan(1);
+    for (const b of buckets) expect(b).toMatch(/^[0-9]{2}\.json$/);
     expect(plain(run())).toBe(uncached);
     // a damaged cache is ignored
-    fs.writeFileSync(path.join(cacheDir, file!), '{"key": "x", "entr');
+    for (const b of buckets) fs.writeFileSync(path.join(cacheDir, folder!, b), '{"key": "x", "entr');
     expect(plain(run())).toBe(uncached);
     // an edited file is parsed again (keyed by content), including its diagnostics
     fx.replace('runtimes/acme-eu-dev-1.yaml', 'channel: fast\n', 'channel: Fast\n');
