@@ -3,11 +3,13 @@
 
 import * as path from 'node:path';
 import { checkFleet } from './fleet/check';
-import type { LoadedLayers, RuntimePlan } from './fleet/load';
+import { type LoadedLayers, loadFleet, type RuntimePlan } from './fleet/load';
 import { type FleetModel, identityOf } from './fleet/model';
 import { EXTENSIONS } from './extensions';
 import type { ResolvedRuntime } from './fleet/resolve';
-import { type Diagnostic, ExitCode, normalizeDiagnostics } from './lib/diagnostics';
+import { cmp, type Diagnostic, ExitCode, hasErrors, normalizeDiagnostics } from './lib/diagnostics';
+import { type PartResult } from './parallel/part';
+import { runParts, workerCount } from './parallel/pool';
 import { fleetInputDigest, runtimeInputDigest } from './render/input-digest';
 import { runtimeGitopsFiles } from './render/gitops';
 import { renderFleet, type UnchangedRuntime } from './render/render-fleet';
@@ -27,6 +29,8 @@ export interface SynthOptions {
   readonly allowMassRemoval?: boolean;
   /** Parse cache folder (see fleet/parse-cache.ts); undefined parses every file. */
   readonly cacheDir?: string;
+  /** Environment for the worker settings (KYMA_FLEET_WORKERS, KYMA_FLEET_PARALLEL_MIN); process.env by default. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 export interface Rendering {
@@ -93,12 +97,34 @@ function filesByRuntime(files: Readonly<Record<string, string>>): Map<string, Ar
   return out;
 }
 
+/** One runtime of the fleet as the tail of synth sees it, however it was obtained. */
+interface RuntimeEntry {
+  readonly relPath: string;
+  readonly record: RuntimeRecord;
+  /** Its files stay as dist/ has them (record.targets says which folders); else `files` holds them. */
+  readonly kept: boolean;
+}
+
+/** What the input side of a synth produced: a valid model, the diagnostics and every runtime. */
+interface Gathered {
+  readonly model: FleetModel;
+  readonly diagnostics: Diagnostic[];
+  readonly entries: RuntimeEntry[];
+  /** runtimes/** files of the runtimes that were rendered. */
+  readonly files: Map<string, string>;
+  readonly key: string;
+}
+
+type GatherOutcome = { gathered: Gathered } | { failed: SynthResult } | { upToDate: SynthResult };
+
 /**
  * Renders and writes dist/. With a cache folder the run is incremental (see write/run-record.ts):
  * runtime files unchanged since the last successful synth are not parsed, validated or resolved
  * again (their identities still take part in the checks across files, their warnings are reported
  * again), and runtimes whose input digest matches their last render are not rendered again; their
- * files are moved into the new tree as they are. Without a cache folder everything is done anew.
+ * files are moved into the new tree as they are. A run that has to parse many runtime files does so
+ * in worker threads (parallel/), one part of the runtimes each. Without a cache folder everything
+ * is done anew; the output is the same byte for byte whichever way it was produced.
  */
 export function synth(options: SynthOptions): SynthResult {
   const outDir = path.resolve(options.cwd, options.outDir);
@@ -111,28 +137,131 @@ export function synth(options: SynthOptions): SynthResult {
   const trusted = record && indexDigest === record.index ? record : undefined;
   const keyOptions = { allowEmpty: options.allowEmpty ?? false };
 
-  let reusable: RunRecord | undefined;
-  let currentKey = '';
+  // The fleet-wide inputs decide whether the record can be used; a large run without it goes parallel.
+  const layers = peekLayers(options, keyOptions);
+  const reusable = trusted && trusted.key === layers.key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined;
+  const parts = reusable ? 0 : workerCount(layers.runtimeFiles, options.env ?? process.env);
+  let outcome: GatherOutcome | undefined;
+  if (parts > 0) outcome = gatherInParts(options, parts, trusted, keyOptions);
+  outcome ??= gatherSequential(options, trusted, reusable, keyOptions);
+  if ('failed' in outcome) return outcome.failed;
+  if ('upToDate' in outcome) return outcome.upToDate;
+  const { model, diagnostics, entries, key } = outcome.gathered;
+
+  // Kept runtimes: their files (and hashes) are the ones dist/'s index lists, the index of the run
+  // that rendered them; their own GitOps files too, while the GitOps options are the same.
+  const anyKept = entries.some((e) => e.kept);
+  const previousFiles = anyKept && indexText !== undefined ? filesByRuntime(parseIndex(indexText)?.files ?? {}) : new Map<string, Array<[string, string]>>();
+  const gitopsIndex = new Map(previousFiles.get(GITOPS) ?? []);
+  const gitopsJson = JSON.stringify(model.options.gitops);
+  const unchanged = new Map<string, UnchangedRuntime>();
+  const reuse = new Map<string, string>();
+  for (const e of entries) {
+    const { name, runtimeID } = e.record.identity;
+    if (!e.kept) {
+      unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops: false });
+      continue;
+    }
+    const own = previousFiles.get(name) ?? [];
+    // Not in dist/ after all (the index was trusted): do everything anew.
+    if (own.length === 0) return synth({ ...options, cacheDir: undefined });
+    for (const [rel, hash] of own) reuse.set(rel, hash);
+    const wiring = { name, runtimeID, targets: e.record.targets };
+    const gitopsFiles = trusted?.gitops === gitopsJson ? runtimeGitopsFiles(wiring, model.options.gitops) : [];
+    const keepGitops = gitopsFiles.length > 0 && gitopsFiles.every((rel) => gitopsIndex.has(rel));
+    if (keepGitops) for (const rel of gitopsFiles) reuse.set(rel, gitopsIndex.get(rel)!);
+    unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops });
+  }
+
+  // Every runtime is rendered or kept by now: what is left to render is the GitOps wiring.
+  const wiring = renderFleet(model, [], undefined, unchanged);
+  const files = new Map([...outcome.gathered.files, ...wiring.files]);
+  const names = new Set(entries.map((e) => e.record.identity.name));
+  const base = { exitCode: ExitCode.Ok, diagnostics, files, runtimes: names.size, rendered: entries.filter((e) => !e.kept).length };
+  const result = writeDist({
+    outDir,
+    files,
+    reuse,
+    // Trusting the index keeps an unchanged synth cheap; --no-cache compares every byte.
+    verify: !cacheDir,
+    trustedDirs: new Set(entries.filter((e) => e.kept).map((e) => `runtimes/${e.record.identity.name}`)),
+    guard: options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, names, model.options.maxRemovalShare),
+  });
+  if (!result.ok) return { ...base, exitCode: result.exitCode, problem: result.problem };
+
+  if (cacheDir) {
+    const thresholds = EXTENSIONS.flatMap((e) => (e.timeThresholds ? [...e.timeThresholds(model.extensionState.get(e.name) as never)] : [])).sort((a, b) => a - b);
+    saveRunRecord(cacheDir, options.cwd, fleetRoot, outDir, {
+      version: 2,
+      key,
+      thresholds,
+      epoch: epochOf(thresholds, options.now),
+      index: result.indexDigest,
+      gitops: gitopsJson,
+      runtimes: Object.fromEntries(entries.map((e) => [e.relPath, e.record])),
+    });
+  }
+  return { ...base, changed: result.changed, written: result.written, removed: result.removed };
+}
+
+/** Loads only the fleet-wide layers (no runtime file is read): their key, and how many runtime files there are. */
+function peekLayers(options: SynthOptions, keyOptions: Readonly<Record<string, unknown>>): { key: string; runtimeFiles: number } {
+  let key = '';
+  let runtimeFiles = 0;
+  loadFleet({
+    fleetDir: options.fleetDir,
+    cwd: options.cwd,
+    runtimePlan: (layers) => {
+      key = layersKey(layers, keyOptions);
+      return {
+        select: () => {
+          runtimeFiles++;
+          return false;
+        },
+      };
+    },
+  });
+  return { key, runtimeFiles };
+}
+
+/** Targets of the runtimes/** files in `files`, by runtime name. */
+function targetsByRuntime(files: Iterable<string>): Map<string, Target[]> {
+  const out = new Map<string, Target[]>();
+  for (const rel of files) {
+    const m = /^runtimes\/([^/]+)\/([^/]+)\//.exec(rel);
+    if (!m) continue;
+    const list = out.get(m[1]!) ?? [];
+    if (!list.includes(m[2] as Target)) list.push(m[2] as Target);
+    out.set(m[1]!, list);
+  }
+  return out;
+}
+
+/** Diagnostics of a runtime as the record keeps them: its own file as '' (re-derived on reuse). */
+function ownDiagnostics(diagnostics: readonly Diagnostic[], file: string): Diagnostic[] {
+  return diagnostics.map((d) => (d.file === file ? { ...d, file: '' } : d));
+}
+
+/** The input side in this thread: reused files from the record, everything else parsed here. */
+function gatherSequential(options: SynthOptions, trusted: RunRecord | undefined, reusable: RunRecord | undefined, keyOptions: Readonly<Record<string, unknown>>): GatherOutcome {
+  const cacheDir = options.cacheDir;
+  let key = '';
   const plan = (layers: LoadedLayers): RuntimePlan => {
-    currentKey = layersKey(layers, keyOptions);
-    if (!trusted || trusted.key !== currentKey || epochOf(trusted.thresholds, options.now) !== trusted.epoch) return {};
-    reusable = trusted;
-    return { reuse: (rel, digest) => trusted.runtimes[rel]?.digest === digest };
+    key = layersKey(layers, keyOptions);
+    return reusable && key === reusable.key ? { reuse: (rel, digest) => reusable.runtimes[rel]?.digest === digest } : {};
   };
   const byName = new Map<string, RuntimeRecord>();
   for (const r of Object.values(trusted?.runtimes ?? {})) byName.set(r.identity.name, r);
-
   // A runtime is unchanged when its input digest equals the one of its last render.
   let fleetDigest: string | undefined;
   const digests = new Map<string, string>();
-  const isUnchanged = (model: FleetModel, r: ResolvedRuntime): boolean => {
-    if (!cacheDir) return false;
+  const inputOf = (model: FleetModel, r: ResolvedRuntime): string => {
     fleetDigest ??= fleetInputDigest(model);
-    const name = r.runtime.name;
-    const digest = digests.get(name) ?? runtimeInputDigest(fleetDigest, r);
-    digests.set(name, digest);
-    return byName.get(name)?.input === digest;
+    let digest = digests.get(r.runtime.name);
+    if (digest === undefined) digests.set(r.runtime.name, (digest = runtimeInputDigest(fleetDigest, r)));
+    return digest;
   };
+  const isUnchanged = (model: FleetModel, r: ResolvedRuntime): boolean => cacheDir !== undefined && byName.get(r.runtime.name)?.input === inputOf(model, r);
 
   const checked = checkFleet({
     fleetDir: options.fleetDir,
@@ -142,104 +271,102 @@ export function synth(options: SynthOptions): SynthResult {
     previousDist: options.outDir,
     cacheDir,
     unchangedSincePrevious: isUnchanged,
-    runtimes: cacheDir
-      ? { plan, identities: (reused) => reused.map((f) => ({ ...reusable!.runtimes[f.relPath]!.identity, file: f.file })) }
-      : undefined,
+    runtimes: cacheDir ? { plan, identities: (reused) => reused.map((f) => ({ ...reusable!.runtimes[f.relPath]!.identity, file: f.file })) } : undefined,
   });
   const reusedFiles = checked.reusedRuntimes;
   const diagnostics = normalizeDiagnostics([
     ...checked.diagnostics,
     ...reusedFiles.flatMap((f) => reusable!.runtimes[f.relPath]!.diagnostics.map((d) => (d.file === '' ? { ...d, file: f.file } : d))),
   ]);
-  if (!checked.ok || !checked.model) return { exitCode: ExitCode.InvalidInput, diagnostics };
+  if (!checked.ok || !checked.model) return { failed: { exitCode: ExitCode.InvalidInput, diagnostics } };
   const model = checked.model;
-
   // Nothing parsed and every file of the record still there: dist/ is exactly what that run wrote.
   if (reusable && checked.runtimes.length === 0 && reusedFiles.length === Object.keys(reusable.runtimes).length) {
-    return { exitCode: ExitCode.Ok, diagnostics, runtimes: reusedFiles.length, rendered: 0, changed: false, written: 0, removed: 0 };
+    return { upToDate: { exitCode: ExitCode.Ok, diagnostics, runtimes: reusedFiles.length, rendered: 0, changed: false, written: 0, removed: 0 } };
   }
 
-  // Kept: reused files (not even parsed) and parsed runtimes whose render inputs did not change.
-  const keptRecords = new Map<string, RuntimeRecord>();
-  for (const f of reusedFiles) {
-    const rec = reusable!.runtimes[f.relPath]!;
-    keptRecords.set(rec.identity.name, rec);
-  }
-  for (const r of checked.runtimes) if (isUnchanged(model, r)) keptRecords.set(r.runtime.name, byName.get(r.runtime.name)!);
-  // Their files (and hashes) are the ones dist/'s index lists, which is the index that run wrote.
-  const previousFiles = keptRecords.size > 0 && indexText !== undefined ? filesByRuntime(parseIndex(indexText)?.files ?? {}) : new Map<string, Array<[string, string]>>();
-  const gitopsIndex = new Map(previousFiles.get(GITOPS) ?? []);
-  const gitopsJson = JSON.stringify(model.options.gitops);
-  const unchanged = new Map<string, UnchangedRuntime>();
-  const reuse = new Map<string, string>();
-  for (const [name, rec] of keptRecords) {
-    const own = previousFiles.get(name) ?? [];
-    if (own.length === 0) continue; // not in dist/ after all: render it
-    for (const [rel, hash] of own) reuse.set(rel, hash);
-    const wiring = { name, runtimeID: rec.identity.runtimeID, targets: rec.targets };
-    const gitopsFiles = trusted?.gitops === gitopsJson ? runtimeGitopsFiles(wiring, model.options.gitops) : [];
-    const keepGitops = gitopsFiles.length > 0 && gitopsFiles.every((rel) => gitopsIndex.has(rel));
-    if (keepGitops) for (const rel of gitopsFiles) reuse.set(rel, gitopsIndex.get(rel)!);
-    unchanged.set(name, { runtimeID: rec.identity.runtimeID, targets: rec.targets, keepGitops });
-  }
-  // A reused file that is not in dist/ cannot be kept: parse it after all (rare; dist/ was trusted).
-  if (reusedFiles.some((f) => !unchanged.has(reusable!.runtimes[f.relPath]!.identity.name))) {
-    return synth({ ...options, cacheDir: undefined });
-  }
-
-  const rendered = renderFleet(model, checked.runtimes, undefined, unchanged);
-  const base = { exitCode: ExitCode.Ok, diagnostics, files: rendered.files, runtimes: rendered.runtimes.length, rendered: rendered.runtimes.length - unchanged.size };
-  const files = rendered.files;
-  const result = writeDist({
-    outDir,
-    files,
-    reuse,
-    // Trusting the index keeps an unchanged synth cheap; --no-cache compares every byte.
-    verify: !cacheDir,
-    trustedDirs: new Set([...unchanged.keys()].map((name) => `runtimes/${name}`)),
-    guard: options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, new Set(rendered.runtimes), model.options.maxRemovalShare),
-  });
-  if (!result.ok) return { ...base, exitCode: result.exitCode, problem: result.problem };
-
-  if (cacheDir) {
-    const produced = new Map<string, Target[]>();
-    for (const rel of files.keys()) {
-      const m = /^runtimes\/([^/]+)\/([^/]+)\//.exec(rel);
-      if (!m) continue;
-      const targets = produced.get(m[1]!) ?? [];
-      if (!targets.includes(m[2] as Target)) targets.push(m[2] as Target);
-      produced.set(m[1]!, targets);
-    }
-    const runtimes: Record<string, RuntimeRecord> = {};
-    for (const f of reusedFiles) runtimes[f.relPath] = reusable!.runtimes[f.relPath]!;
-    fleetDigest ??= fleetInputDigest(model);
-    for (const r of checked.runtimes) {
-      const name = r.runtime.name;
-      const loaded = checked.runtimeFiles.get(r.runtime.file);
-      if (!loaded) continue;
-      const kept = unchanged.has(name) ? keptRecords.get(name) : undefined;
-      const { file: _file, ...identity } = identityOf(r.runtime);
-      runtimes[loaded.relPath] = {
+  const entries: RuntimeEntry[] = reusedFiles.map((f) => ({ relPath: f.relPath, record: reusable!.runtimes[f.relPath]!, kept: true }));
+  const toRender = checked.runtimes.filter((r) => !isUnchanged(model, r));
+  const rendered = renderFleet(model, toRender, undefined, new Map(), false);
+  const targets = targetsByRuntime(rendered.files.keys());
+  for (const r of checked.runtimes) {
+    const loaded = checked.runtimeFiles.get(r.runtime.file);
+    if (!loaded) continue;
+    const kept = isUnchanged(model, r);
+    const { file: _file, ...identity } = identityOf(r.runtime);
+    entries.push({
+      relPath: loaded.relPath,
+      kept,
+      record: {
         digest: loaded.digest,
         identity,
-        // The runtime's own file is stored as '' (display paths are re-derived on reuse).
-        diagnostics: (checked.runtimeDiagnostics.get(r.runtime.file) ?? []).map((d) => (d.file === r.runtime.file ? { ...d, file: '' } : d)),
-        input: digests.get(name) ?? runtimeInputDigest(fleetDigest, r),
-        targets: kept ? kept.targets : TARGETS.filter((t) => produced.get(name)?.includes(t)),
-      };
-    }
-    const thresholds = EXTENSIONS.flatMap((e) => (e.timeThresholds ? [...e.timeThresholds(model.extensionState.get(e.name) as never)] : [])).sort((a, b) => a - b);
-    saveRunRecord(cacheDir, options.cwd, fleetRoot, outDir, {
-      version: 2,
-      key: currentKey,
-      thresholds,
-      epoch: epochOf(thresholds, options.now),
-      index: result.indexDigest,
-      gitops: gitopsJson,
-      runtimes,
+        diagnostics: ownDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
+        input: inputOf(model, r),
+        targets: kept ? byName.get(r.runtime.name)!.targets : TARGETS.filter((t) => targets.get(r.runtime.name)?.includes(t)),
+      },
     });
   }
-  return { ...base, changed: result.changed, written: result.written, removed: result.removed };
+  return { gathered: { model, diagnostics, entries, files: rendered.files, key } };
+}
+
+/**
+ * The input side in parts (a run without a usable record, over many runtime files): each part
+ * validates, resolves and renders its runtimes chunk by chunk, in a worker thread when there are
+ * several; this thread validates the fleet-wide layers and the checks across files (duplicates,
+ * empty fleet) with the identities the parts found. Undefined (use the whole-fleet pipeline) when
+ * a worker failed or the fleet changed while the parts ran.
+ */
+function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecord | undefined, keyOptions: Readonly<Record<string, unknown>>): GatherOutcome | undefined {
+  const previousInputs: Record<string, string> = {};
+  if (options.cacheDir) for (const r of Object.values(trusted?.runtimes ?? {})) previousInputs[r.identity.name] = r.input;
+  let parts: PartResult[];
+  try {
+    parts = runParts(
+      Array.from({ length: workers }, (_, part) => ({
+        fleetDir: options.fleetDir,
+        cwd: options.cwd,
+        now: options.now.getTime(),
+        allowEmpty: options.allowEmpty ?? false,
+        outDir: options.outDir,
+        part,
+        of: workers,
+        previousInputs,
+      })),
+    );
+  } catch {
+    return undefined;
+  }
+  let key = '';
+  const checked = checkFleet({
+    fleetDir: options.fleetDir,
+    cwd: options.cwd,
+    now: options.now,
+    allowEmpty: options.allowEmpty,
+    runtimes: {
+      plan: (layers) => {
+        key = layersKey(layers, keyOptions);
+        return { select: () => false };
+      },
+      identities: () => [],
+      known: parts.flatMap((p) => p.identities),
+    },
+  });
+  if (parts.some((p) => p.layersKey !== key)) return undefined;
+  const diagnostics = normalizeDiagnostics([...checked.diagnostics, ...parts.flatMap((p) => p.diagnostics)]);
+  if (!checked.ok || !checked.model || parts.some((p) => !p.ok) || hasErrors(diagnostics)) return { failed: { exitCode: ExitCode.InvalidInput, diagnostics } };
+  const entries: RuntimeEntry[] = [];
+  const files = new Map<string, string>();
+  for (const p of parts) {
+    for (const r of p.runtimes) {
+      const { file: _file, ...identity } = r.identity;
+      const kept = r.kept && options.cacheDir !== undefined;
+      const targets = kept ? (trusted?.runtimes[r.relPath]?.targets ?? Object.values(trusted?.runtimes ?? {}).find((x) => x.identity.name === identity.name)?.targets ?? []) : r.targets;
+      entries.push({ relPath: r.relPath, kept, record: { digest: r.digest, identity, diagnostics: r.diagnostics, input: r.input, targets } });
+    }
+    for (const [rel, content] of p.files) files.set(rel, content);
+  }
+  entries.sort((a, b) => cmp(a.relPath, b.relPath));
+  return { gathered: { model: checked.model, diagnostics, entries, files: new Map([...files].sort(([a], [b]) => cmp(a, b))), key } };
 }
 
 export type DiffResult = Rendering & { readonly diff?: TreeDiff };

@@ -8,6 +8,7 @@ import { packageVersion } from '../lib/version';
 import { diffCommand } from './commands/diff';
 import { explainCommand } from './commands/explain';
 import { initCommand } from './commands/init';
+import { mergeCommand } from './commands/merge';
 import { newCommand } from './commands/new';
 import { statusCommand } from './commands/status';
 import { synthCommand } from './commands/synth';
@@ -24,6 +25,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
     .configureOutput({ writeOut: streams.out, writeErr: streams.err });
   program.addCommand(validateCommand(streams, setExit));
   program.addCommand(synthCommand(streams, setExit));
+  program.addCommand(mergeCommand(streams, setExit));
   program.addCommand(diffCommand(streams, setExit));
   program.addCommand(explainCommand(streams, setExit));
   program.addCommand(statusCommand(streams, setExit));

@@ -32,6 +32,8 @@ export interface CheckOptions {
   readonly runtimes?: {
     readonly plan: (layers: LoadedLayers) => RuntimePlan;
     readonly identities: (reused: readonly ReusedRuntimeFile[]) => readonly RuntimeIdentity[];
+    /** Identities of runtime files checked elsewhere (another thread), for the checks across files. */
+    readonly known?: readonly RuntimeIdentity[];
   };
 }
 
@@ -55,7 +57,9 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
   const cwd = options.cwd ?? process.cwd();
   const cache = options.cacheDir ? openParseCache(options.cacheDir, path.resolve(cwd, options.fleetDir)) : undefined;
   const loaded = loadFleet({ fleetDir: options.fleetDir, cwd, extensions, cache, runtimePlan: options.runtimes?.plan });
-  const knownRuntimes = options.runtimes && loaded.reusedRuntimes.length > 0 ? options.runtimes.identities(loaded.reusedRuntimes) : undefined;
+  const knownRuntimes = options.runtimes
+    ? [...(loaded.reusedRuntimes.length > 0 ? options.runtimes.identities(loaded.reusedRuntimes) : []), ...(options.runtimes.known ?? [])]
+    : undefined;
   const validated = validateFleet(loaded, { now: options.now, allowEmpty: options.allowEmpty, extensions, knownRuntimes });
   const diagnostics: Diagnostic[] = [];
   appendAll(diagnostics, validated.diagnostics);

@@ -41,6 +41,8 @@ export function renderFleet(
   runtimes: readonly ResolvedRuntime[],
   extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS,
   unchanged: ReadonlyMap<string, UnchangedRuntime> = new Map(),
+  /** False leaves out dist/gitops/ (it lists every runtime; a caller rendering a part adds it later). */
+  withGitops = true,
 ): RenderedFleet {
   const files = new Map<string, string>();
   const diagnostics: Diagnostic[] = [];
@@ -70,7 +72,7 @@ export function renderFleet(
     }
   }
   const keptGitops = new Set([...unchanged].filter(([, u]) => u.keepGitops).map(([name]) => name));
-  for (const [file, content] of renderGitops(wiring, model.options.gitops, keptGitops)) {
+  for (const [file, content] of withGitops ? renderGitops(wiring, model.options.gitops, keptGitops) : []) {
     files.set(file, file.endsWith('.json') ? JSON.stringify(content, null, 2) + '\n' : manifestFile(content));
   }
   const sorted = new Map([...files.entries()].sort(([a], [b]) => cmp(a, b)));

@@ -4,6 +4,7 @@
 import { Command, Option } from 'commander';
 import { ExitCode } from '../../lib/diagnostics';
 import { isEmptyDiff } from '../../render/tree-diff';
+import { synthShard } from '../../shard/cli';
 import { diffDist, synth } from '../../synth';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption } from '../options';
 import { countBySeverity, plural, printDiagnostics, printProblem, type Streams } from '../report';
@@ -16,6 +17,7 @@ interface SynthFlags {
   now?: string;
   allowEmpty?: boolean;
   allowMassRemoval?: boolean;
+  shard?: string;
 }
 
 const MAX_LISTED = 50;
@@ -30,8 +32,10 @@ export function synthCommand(streams: Streams, setExit: (code: number) => void):
     .addOption(new Option('--allow-empty', 'accept a fleet without runtimes'))
     .addOption(nowOption())
     .addOption(cacheOption())
+    .addOption(new Option('--shard <I/N>', 'render only shard I of N into dist.shard-I-of-N (then kyma-fleet merge; docs/sharding.md)'))
     .addHelpText('after', '\nExamples:\n  kyma-fleet synth\n  kyma-fleet synth --check            # in CI: fails when dist/ is stale\n')
-    .action((flags: SynthFlags) => {
+    .action((flags: SynthFlags, cmd: Command) => {
+      if (flags.shard !== undefined) return synthShard({ ...flags, shard: flags.shard, out: cmd.getOptionValueSource('out') === 'default' ? undefined : flags.out }, streams, setExit);
       const options = {
         fleetDir: flags.fleet,
         outDir: flags.out,

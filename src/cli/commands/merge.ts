@@ -1,0 +1,52 @@
+// `kyma-fleet merge SHARD_DIR...`: put the shard folders of `kyma-fleet synth --shard I/N` together
+// into dist/ (atomically), byte-identical to a plain synth of the same fleet. See src/shard/merge.ts
+// and docs/sharding.md.
+
+import { Command, Option } from 'commander';
+import { ExitCode } from '../../lib/diagnostics';
+import { mergeShards } from '../../shard/merge';
+import { evaluationTime, fleetOption, nowOption, outOption } from '../options';
+import { countBySeverity, plural, printDiagnostics, printProblem, type Streams } from '../report';
+
+interface MergeFlags {
+  fleet: string;
+  out: string;
+  now?: string;
+  allowMassRemoval?: boolean;
+}
+
+export function mergeCommand(streams: Streams, setExit: (code: number) => void): Command {
+  return new Command('merge')
+    .description('merge the shard folders of synth --shard I/N into dist/ (the same dist/ a plain synth writes)')
+    .argument('<shard-dir...>', 'shard folders written by kyma-fleet synth --shard I/N, all N of them')
+    .addOption(fleetOption())
+    .addOption(outOption())
+    .addOption(new Option('--allow-mass-removal', 'allow removing more runtimes at once than Fleet spec.removalGuard.maxShare'))
+    .addOption(nowOption())
+    .addHelpText('after', '\nExamples:\n  kyma-fleet merge dist.shard-*-of-4\n  kyma-fleet merge shards/* --out dist\n')
+    .action((shardDirs: string[], flags: MergeFlags) => {
+      const r = mergeShards({
+        shardDirs,
+        fleetDir: flags.fleet,
+        outDir: flags.out,
+        cwd: streams.cwd,
+        now: evaluationTime(flags.now, streams.env),
+        allowMassRemoval: flags.allowMassRemoval,
+      });
+      printDiagnostics(r.diagnostics, streams);
+      if (r.problem) {
+        printProblem(flags.out, r.problem, streams);
+        return setExit(r.exitCode);
+      }
+      if (r.exitCode !== ExitCode.Ok) {
+        streams.err(`merge: ${plural(countBySeverity(r.diagnostics).errors, 'error')}; ${flags.out}/ left unchanged\n`);
+        return setExit(r.exitCode);
+      }
+      streams.out(
+        r.changed
+          ? `${flags.out}: written (${plural(r.runtimes ?? 0, 'runtime')}, ${plural(r.written ?? 0, 'file')}${r.removed ? `, ${plural(r.removed, 'file')} removed` : ''})\n`
+          : `${flags.out}: up to date, nothing written (${plural(r.runtimes ?? 0, 'runtime')})\n`,
+      );
+      setExit(ExitCode.Ok);
+    });
+}

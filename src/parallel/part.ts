@@ -1,0 +1,146 @@
+// One part of a parallel synth (issue 5: both cores for the cold path): the runtime files at
+// positions part, part+of, part+2·of… of the sorted runtimes/ listing, loaded, validated, resolved
+// and rendered exactly as a whole-fleet run would, minus the checks across files and the GitOps
+// wiring (they need every runtime; the main thread does them). Runs in a worker thread, or in the
+// main thread as the only part; either way a few hundred files at a time, so memory holds the
+// parse and cdk8s trees of one chunk, not of the fleet.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EXTENSIONS } from '../extensions';
+import { checkFleet } from '../fleet/check';
+import { identityOf, type RuntimeIdentity } from '../fleet/model';
+import { type Diagnostic, normalizeDiagnostics } from '../lib/diagnostics';
+import { fleetInputDigest, runtimeInputDigest } from '../render/input-digest';
+import { renderFleet } from '../render/render-fleet';
+import { type Target, TARGETS } from '../render/render-runtime';
+import { layersKey } from '../write/run-record';
+
+export interface PartRequest {
+  readonly fleetDir: string;
+  readonly cwd: string;
+  /** ms since the epoch. */
+  readonly now: number;
+  readonly allowEmpty: boolean;
+  /** dist/ of the previous render (transition rules). */
+  readonly outDir: string;
+  readonly part: number;
+  readonly of: number;
+  /** Input digests of the last render by runtime name: equal ones are not rendered (kept). */
+  readonly previousInputs: Readonly<Record<string, string>>;
+}
+
+export interface PartRuntime {
+  readonly relPath: string;
+  readonly file: string;
+  readonly digest: string;
+  readonly identity: RuntimeIdentity;
+  /** Its own diagnostics (file '' where it is the runtime's own file). */
+  readonly diagnostics: readonly Diagnostic[];
+  readonly input: string;
+  /** Targets it rendered (empty when kept). */
+  readonly targets: readonly Target[];
+  /** Input digest unchanged since the last render: not rendered, its files stay. */
+  readonly kept: boolean;
+}
+
+export interface PartResult {
+  readonly ok: boolean;
+  readonly layersKey: string;
+  readonly diagnostics: readonly Diagnostic[];
+  /** Identities of every runtime this part parsed, valid or not (for the checks across files). */
+  readonly identities: readonly RuntimeIdentity[];
+  readonly runtimes: readonly PartRuntime[];
+  /** runtimes/** files of the runtimes it rendered, sorted by path. */
+  readonly files: ReadonlyArray<readonly [string, string]>;
+}
+
+/** The runtime files of one part: every `of`-th name of the sorted listing, starting at `part`. */
+export function partFiles(fleetDir: string, part: number, of: number): Set<string> {
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.join(fleetDir, 'runtimes')).sort();
+  } catch {
+    names = [];
+  }
+  return new Set(names.filter((_, i) => i % of === part).map((n) => `runtimes/${n}`));
+}
+
+/** Runtime files loaded at once: memory holds one chunk's parse, resolution and cdk8s trees. */
+const CHUNK = 500;
+
+/** Renders a part chunk by chunk (the results of all chunks are the part's result). */
+export function renderPart(req: PartRequest): PartResult {
+  const mine = [...partFiles(path.resolve(req.cwd, req.fleetDir), req.part, req.of)];
+  const results: PartResult[] = [];
+  for (let i = 0; i === 0 || i < mine.length; i += CHUNK) results.push(renderChunk(req, new Set(mine.slice(i, i + CHUNK))));
+  const files: Array<readonly [string, string]> = [];
+  for (const r of results) for (const f of r.files) files.push(f);
+  return {
+    ok: results.every((r) => r.ok),
+    layersKey: results[0]!.layersKey,
+    diagnostics: normalizeDiagnostics(results.flatMap((r) => r.diagnostics)),
+    identities: results.flatMap((r) => r.identities),
+    runtimes: results.flatMap((r) => r.runtimes),
+    files,
+  };
+}
+
+function renderChunk(req: PartRequest, mine: ReadonlySet<string>): PartResult {
+  let key = '';
+  const inputs = new Map<string, string>();
+  let fleetDigest: string | undefined;
+  const checked = checkFleet({
+    fleetDir: req.fleetDir,
+    cwd: req.cwd,
+    now: new Date(req.now),
+    allowEmpty: true, // the main thread checks the fleet as a whole
+    previousDist: req.outDir,
+    unchangedSincePrevious: (model, r) => {
+      fleetDigest ??= fleetInputDigest(model);
+      const input = runtimeInputDigest(fleetDigest, r);
+      inputs.set(r.runtime.name, input);
+      return req.previousInputs[r.runtime.name] === input;
+    },
+    runtimes: {
+      plan: (layers) => {
+        key = layersKey(layers, { allowEmpty: req.allowEmpty });
+        return { select: (rel) => mine.has(rel) };
+      },
+      identities: () => [],
+    },
+  });
+  const identities = (checked.model?.runtimes ?? []).map(identityOf);
+  if (!checked.ok || !checked.model) return { ok: false, layersKey: key, diagnostics: checked.diagnostics, identities, runtimes: [], files: [] };
+  const model = checked.model;
+  fleetDigest ??= fleetInputDigest(model);
+  const kept = new Map<string, { runtimeID: string; targets: Target[] }>();
+  for (const r of checked.runtimes) {
+    const input = inputs.get(r.runtime.name) ?? runtimeInputDigest(fleetDigest, r);
+    inputs.set(r.runtime.name, input);
+    if (req.previousInputs[r.runtime.name] === input) kept.set(r.runtime.name, { runtimeID: r.runtime.runtimeID, targets: [] });
+  }
+  const rendered = renderFleet(model, checked.runtimes, EXTENSIONS, kept, false);
+  const targets = new Map<string, Target[]>();
+  for (const rel of rendered.files.keys()) {
+    const m = /^runtimes\/([^/]+)\/([^/]+)\//.exec(rel);
+    if (!m) continue;
+    const list = targets.get(m[1]!) ?? [];
+    if (!list.includes(m[2] as Target)) list.push(m[2] as Target);
+    targets.set(m[1]!, list);
+  }
+  const runtimes: PartRuntime[] = checked.runtimes.map((r) => {
+    const loaded = checked.runtimeFiles.get(r.runtime.file)!;
+    return {
+      relPath: loaded.relPath,
+      file: r.runtime.file,
+      digest: loaded.digest,
+      identity: identityOf(r.runtime),
+      diagnostics: (checked.runtimeDiagnostics.get(r.runtime.file) ?? []).map((d) => (d.file === r.runtime.file ? { ...d, file: '' } : d)),
+      input: inputs.get(r.runtime.name)!,
+      targets: TARGETS.filter((t) => targets.get(r.runtime.name)?.includes(t)),
+      kept: kept.has(r.runtime.name),
+    };
+  });
+  return { ok: true, layersKey: key, diagnostics: checked.diagnostics, identities, runtimes, files: [...rendered.files] };
+}

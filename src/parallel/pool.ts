@@ -1,0 +1,64 @@
+// Runs the parts of a synth in worker threads and waits for them synchronously (the pipeline is
+// synchronous end to end): each worker posts its result on its own MessageChannel and flips a
+// shared flag; the main thread sleeps on the flags (Atomics.wait) and then takes the messages with
+// receiveMessageOnPort. A worker that fails makes the whole run fail (the caller falls back to one
+// thread), never a partial dist/.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { type PartRequest, type PartResult, renderPart } from './part';
+
+/** Runtime files below which one thread is faster than starting workers. */
+const DEFAULT_MIN_FILES = 500;
+
+/**
+ * How many parts a synth of `files` runtime files (without a usable run record) is split into: 0
+ * for the plain whole-fleet pipeline (small fleets), 1 for chunks in this thread, more for worker
+ * threads. The environment can force it (KYMA_FLEET_WORKERS=1: no worker threads;
+ * KYMA_FLEET_PARALLEL_MIN: the threshold, for tests).
+ */
+export function workerCount(files: number, env: NodeJS.ProcessEnv = process.env): number {
+  const forced = env.KYMA_FLEET_WORKERS;
+  const n = forced !== undefined && /^[0-9]{1,2}$/.test(forced) ? Number(forced) : Math.min(os.availableParallelism(), 4);
+  const min = env.KYMA_FLEET_PARALLEL_MIN !== undefined && /^[0-9]{1,7}$/.test(env.KYMA_FLEET_PARALLEL_MIN) ? Number(env.KYMA_FLEET_PARALLEL_MIN) : DEFAULT_MIN_FILES;
+  if (files < min) return 0;
+  // One part in this thread when workers are off or cannot start (no compiled worker script).
+  return n <= 1 || !workerScript() ? 1 : n;
+}
+
+/** The compiled worker (lib/src/parallel/worker.js); undefined when running from TypeScript sources without a build. */
+function workerScript(): string | undefined {
+  const here = path.join(__dirname, 'worker.js');
+  if (fs.existsSync(here)) return here;
+  const built = path.join(__dirname, '..', '..', 'lib', 'src', 'parallel', 'worker.js');
+  return fs.existsSync(built) ? built : undefined;
+}
+
+/** Renders every part in its own worker (a single part in this thread); throws when a worker fails. */
+export function runParts(requests: readonly PartRequest[]): PartResult[] {
+  if (requests.length === 1) return [renderPart(requests[0]!)];
+  const script = workerScript();
+  if (!script) throw new Error('synth workers: the compiled worker script is missing (run npm run build)');
+  const running = requests.map((request) => {
+    const { port1, port2 } = new MessageChannel();
+    const done = new SharedArrayBuffer(4);
+    // A larger young generation: rendering allocates many short-lived objects (fewer scavenges, less promoted).
+    const worker = new Worker(script, { workerData: { request, port: port2, done }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 96 } });
+    return { worker, port: port1, flag: new Int32Array(done) };
+  });
+  const results: PartResult[] = [];
+  const errors: string[] = [];
+  for (const r of running) {
+    while (Atomics.load(r.flag, 0) === 0) Atomics.wait(r.flag, 0, 0, 1000);
+    const message = receiveMessageOnPort(r.port)?.message as { ok: true; result: PartResult } | { ok: false; error: string } | undefined;
+    r.port.close();
+    void r.worker.terminate();
+    if (!message) errors.push('a synth worker ended without a result');
+    else if (!message.ok) errors.push(message.error);
+    else results.push(message.result);
+  }
+  if (errors.length > 0) throw new Error(`synth workers failed:\n${errors.join('\n')}`);
+  return results;
+}

@@ -1,0 +1,62 @@
+// `kyma-fleet synth --shard I/N`: the command-line side (the option lives on synth, see
+// src/cli/commands/synth.ts; the work in render-shard.ts).
+
+import { ExitCode } from '../lib/diagnostics';
+import { cacheDirFor, evaluationTime, UsageError } from '../cli/options';
+import { countBySeverity, plural, printDiagnostics, printProblem, type Streams } from '../cli/report';
+import { defaultShardOut, parseShardSpec } from './assign';
+import { renderShard } from './render-shard';
+
+export interface ShardFlags {
+  readonly shard: string;
+  readonly fleet: string;
+  /** Undefined when --out was not given (the shard's own default applies). */
+  readonly out?: string;
+  readonly now?: string;
+  readonly cache?: boolean;
+  readonly check?: boolean;
+  readonly allowEmpty?: boolean;
+  readonly allowMassRemoval?: boolean;
+}
+
+/** Options of plain synth that have no meaning for one shard. */
+const NOT_WITH_SHARD: ReadonlyArray<[keyof ShardFlags, string, string]> = [
+  ['check', '--check', 'check the merged dist/ instead (kyma-fleet merge, then synth --check)'],
+  ['allowEmpty', '--allow-empty', 'a shard may always be empty; merge refuses an empty fleet'],
+  ['allowMassRemoval', '--allow-mass-removal', 'pass it to kyma-fleet merge, which writes dist/'],
+];
+
+export function synthShard(flags: ShardFlags, streams: Streams, setExit: (code: number) => void): void {
+  const spec = parseShardSpec(flags.shard);
+  if ('problem' in spec) throw new UsageError(spec.problem);
+  for (const [flag, option, instead] of NOT_WITH_SHARD) {
+    if (flags[flag]) throw new UsageError(`${option} cannot be combined with --shard: ${instead}`);
+  }
+  const out = flags.out ?? defaultShardOut(spec);
+  const r = renderShard({
+    fleetDir: flags.fleet,
+    outDir: out,
+    cwd: streams.cwd,
+    now: evaluationTime(flags.now, streams.env),
+    shard: spec,
+    cacheDir: cacheDirFor(flags, streams.cwd, streams.env),
+    // Immutable fields are checked against the full render, as plain synth checks its --out.
+    previousDist: 'dist',
+  });
+  printDiagnostics(r.diagnostics, streams);
+  if (r.problem) {
+    printProblem(out, r.problem, streams);
+    return setExit(r.exitCode);
+  }
+  if (r.exitCode !== ExitCode.Ok) {
+    streams.err(`${flags.fleet}: ${plural(countBySeverity(r.diagnostics).errors, 'error')}; ${out}/ left unchanged\n`);
+    return setExit(r.exitCode);
+  }
+  const what = `shard ${spec.index} of ${spec.of}, ${plural(r.runtimes ?? 0, 'runtime')}`;
+  streams.out(
+    r.changed
+      ? `${out}: written (${what}, ${plural(r.written ?? 0, 'file')}${r.removed ? `, ${plural(r.removed, 'file')} removed` : ''})\n`
+      : `${out}: up to date, nothing written (${what})\n`,
+  );
+  setExit(ExitCode.Ok);
+}

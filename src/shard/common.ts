@@ -1,0 +1,26 @@
+// What `synth --shard` and `merge` must agree on.
+
+import * as path from 'node:path';
+import { EXTENSIONS } from '../extensions';
+import type { LoadedLayers } from '../fleet/load';
+import type { FleetModel } from '../fleet/model';
+import { epochOf, layersKey } from '../write/run-record';
+
+/**
+ * The key of the fleet-wide inputs that every shard records and merge compares. Always computed as
+ * for a fleet that must not be empty: a shard may be empty, the merged fleet may not.
+ */
+export function shardKey(layers: LoadedLayers): string {
+  return layersKey(layers, { allowEmpty: false });
+}
+
+/** How many time thresholds of the extensions (Falco version expiries) lie before `now`. */
+export function epochAt(model: FleetModel, now: Date): number {
+  const thresholds = EXTENSIONS.flatMap((e) => (e.timeThresholds ? [...e.timeThresholds(model.extensionState.get(e.name) as never)] : [])).sort((a, b) => a - b);
+  return epochOf(thresholds, now);
+}
+
+/** A path as shown to the user: relative to the current folder, forward slashes. */
+export function displayPath(cwd: string, abs: string): string {
+  return path.relative(cwd, abs).split(path.sep).join('/') || '.';
+}
