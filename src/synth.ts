@@ -15,7 +15,7 @@ import { runtimeGitopsFiles } from './render/gitops';
 import { renderFleet, type UnchangedRuntime } from './render/render-fleet';
 import { type Target, TARGETS } from './render/render-runtime';
 import { diffTrees, type TreeDiff } from './render/tree-diff';
-import { type DistIndex, type Problem, readIndexText, writeDist } from './write/dist-writer';
+import { type DistIndex, type DistSession, openDist, type Problem, readIndexText, type WriteResult } from './write/dist-writer';
 import { parseIndex, sha256 } from './write/index-file';
 import { epochOf, layersKey, loadRunRecord, type RunRecord, type RuntimeRecord, saveRunRecord } from './write/run-record';
 import { readCurrentDist } from './write/read-dist';
@@ -87,12 +87,18 @@ const GITOPS = '\0gitops';
 /** Index entries by runtime folder name (files under runtimes/<name>/), and the gitops/ ones under GITOPS. */
 function filesByRuntime(files: Readonly<Record<string, string>>): Map<string, Array<[string, string]>> {
   const out = new Map<string, Array<[string, string]>>();
-  for (const [rel, hash] of Object.entries(files)) {
-    const name = rel.startsWith('gitops/') ? GITOPS : /^runtimes\/([^/]+)\//.exec(rel)?.[1];
+  for (const rel in files) {
+    if (!Object.hasOwn(files, rel)) continue;
+    let name: string | undefined;
+    if (rel.startsWith('gitops/')) name = GITOPS;
+    else if (rel.startsWith('runtimes/')) {
+      const end = rel.indexOf('/', 9);
+      if (end > 9) name = rel.slice(9, end);
+    }
     if (name === undefined) continue;
     const list = out.get(name);
-    if (list) list.push([rel, hash]);
-    else out.set(name, [[rel, hash]]);
+    if (list) list.push([rel, files[rel]!]);
+    else out.set(name, [[rel, files[rel]!]]);
   }
   return out;
 }
@@ -141,12 +147,34 @@ export function synth(options: SynthOptions): SynthResult {
   const layers = peekLayers(options, keyOptions);
   const reusable = trusted && trusted.key === layers.key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined;
   const parts = reusable ? 0 : workerCount(layers.runtimeFiles, options.env ?? process.env);
+  // Parts stream their files straight into the staging tree of an open write (bounded memory).
+  let session: DistSession | undefined;
   let outcome: GatherOutcome | undefined;
-  if (parts > 0) outcome = gatherInParts(options, parts, trusted, keyOptions);
+  if (parts > 0) {
+    const opened = openDist({ outDir, verify: !cacheDir });
+    // A dist/ that cannot be written is reported after the input is checked, as below.
+    if (opened.ok) {
+      session = opened.session;
+      try {
+        outcome = gatherInParts(options, parts, trusted, keyOptions, session);
+      } catch (e) {
+        session.abort();
+        throw e;
+      }
+      if (!outcome || !('gathered' in outcome)) {
+        session.abort();
+        session = undefined;
+      }
+    }
+  }
   outcome ??= gatherSequential(options, trusted, reusable, keyOptions);
   if ('failed' in outcome) return outcome.failed;
   if ('upToDate' in outcome) return outcome.upToDate;
   const { model, diagnostics, entries, key } = outcome.gathered;
+  const redo = (): SynthResult => {
+    session?.abort();
+    return synth({ ...options, cacheDir: undefined });
+  };
 
   // Kept runtimes: their files (and hashes) are the ones dist/'s index lists, the index of the run
   // that rendered them; their own GitOps files too, while the GitOps options are the same.
@@ -164,7 +192,7 @@ export function synth(options: SynthOptions): SynthResult {
     }
     const own = previousFiles.get(name) ?? [];
     // Not in dist/ after all (the index was trusted): do everything anew.
-    if (own.length === 0) return synth({ ...options, cacheDir: undefined });
+    if (own.length === 0) return redo();
     for (const [rel, hash] of own) reuse.set(rel, hash);
     const wiring = { name, runtimeID, targets: e.record.targets };
     const gitopsFiles = trusted?.gitops === gitopsJson ? runtimeGitopsFiles(wiring, model.options.gitops) : [];
@@ -173,20 +201,24 @@ export function synth(options: SynthOptions): SynthResult {
     unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops });
   }
 
-  // Every runtime is rendered or kept by now: what is left to render is the GitOps wiring.
-  const wiring = renderFleet(model, [], undefined, unchanged);
-  const files = new Map([...outcome.gathered.files, ...wiring.files]);
   const names = new Set(entries.map((e) => e.record.identity.name));
-  const base = { exitCode: ExitCode.Ok, diagnostics, files, runtimes: names.size, rendered: entries.filter((e) => !e.kept).length };
-  const result = writeDist({
-    outDir,
-    files,
-    reuse,
-    // Trusting the index keeps an unchanged synth cheap; --no-cache compares every byte.
-    verify: !cacheDir,
-    trustedDirs: new Set(entries.filter((e) => e.kept).map((e) => `runtimes/${e.record.identity.name}`)),
-    guard: options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, names, model.options.maxRemovalShare),
-  });
+  const base = { exitCode: ExitCode.Ok, diagnostics, runtimes: names.size, rendered: entries.filter((e) => !e.kept).length };
+  if (!session) {
+    const opened = openDist({ outDir, verify: !cacheDir, trustedDirs: new Set(entries.filter((e) => e.kept).map((e) => `runtimes/${e.record.identity.name}`)) });
+    if (!opened.ok) return { ...base, exitCode: opened.exitCode, problem: opened.problem };
+    session = opened.session;
+  }
+  let result: WriteResult;
+  try {
+    for (const [rel, content] of outcome.gathered.files) session.add(rel, content);
+    for (const [rel, hash] of reuse) session.reuse(rel, hash);
+    // Every runtime is rendered or kept by now: what is left to render is the GitOps wiring.
+    for (const [rel, content] of renderFleet(model, [], undefined, unchanged).files) session.add(rel, content);
+    result = session.commit(options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, names, model.options.maxRemovalShare));
+  } catch (e) {
+    session.abort();
+    throw e;
+  }
   if (!result.ok) return { ...base, exitCode: result.exitCode, problem: result.problem };
 
   if (cacheDir) {
@@ -316,7 +348,7 @@ function gatherSequential(options: SynthOptions, trusted: RunRecord | undefined,
  * empty fleet) with the identities the parts found. Undefined (use the whole-fleet pipeline) when
  * a worker failed or the fleet changed while the parts ran.
  */
-function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecord | undefined, keyOptions: Readonly<Record<string, unknown>>): GatherOutcome | undefined {
+function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecord | undefined, keyOptions: Readonly<Record<string, unknown>>, sink: DistSession): GatherOutcome | undefined {
   const previousInputs: Record<string, string> = {};
   if (options.cacheDir) for (const r of Object.values(trusted?.runtimes ?? {})) previousInputs[r.identity.name] = r.input;
   let parts: PartResult[];
@@ -332,6 +364,9 @@ function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecor
         of: workers,
         previousInputs,
       })),
+      (files) => {
+        for (const [rel, content] of files) sink.add(rel, content);
+      },
     );
   } catch {
     return undefined;
@@ -355,7 +390,6 @@ function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecor
   const diagnostics = normalizeDiagnostics([...checked.diagnostics, ...parts.flatMap((p) => p.diagnostics)]);
   if (!checked.ok || !checked.model || parts.some((p) => !p.ok) || hasErrors(diagnostics)) return { failed: { exitCode: ExitCode.InvalidInput, diagnostics } };
   const entries: RuntimeEntry[] = [];
-  const files = new Map<string, string>();
   for (const p of parts) {
     for (const r of p.runtimes) {
       const { file: _file, ...identity } = r.identity;
@@ -363,10 +397,10 @@ function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecor
       const targets = kept ? (trusted?.runtimes[r.relPath]?.targets ?? Object.values(trusted?.runtimes ?? {}).find((x) => x.identity.name === identity.name)?.targets ?? []) : r.targets;
       entries.push({ relPath: r.relPath, kept, record: { digest: r.digest, identity, diagnostics: r.diagnostics, input: r.input, targets } });
     }
-    for (const [rel, content] of p.files) files.set(rel, content);
   }
   entries.sort((a, b) => cmp(a.relPath, b.relPath));
-  return { gathered: { model: checked.model, diagnostics, entries, files: new Map([...files].sort(([a], [b]) => cmp(a, b))), key } };
+  // The rendered files are in the session already.
+  return { gathered: { model: checked.model, diagnostics, entries, files: new Map(), key } };
 }
 
 export type DiffResult = Rendering & { readonly diff?: TreeDiff };

@@ -51,9 +51,10 @@ export interface PartResult {
   /** Identities of every runtime this part parsed, valid or not (for the checks across files). */
   readonly identities: readonly RuntimeIdentity[];
   readonly runtimes: readonly PartRuntime[];
-  /** runtimes/** files of the runtimes it rendered, sorted by path. */
-  readonly files: ReadonlyArray<readonly [string, string]>;
 }
+
+/** runtimes/** files of one chunk's rendered runtimes, handed over as soon as the chunk is done. */
+export type ChunkFiles = ReadonlyArray<readonly [string, string]>;
 
 /** The runtime files of one part: every `of`-th name of the sorted listing, starting at `part`. */
 export function partFiles(fleetDir: string, part: number, of: number): Set<string> {
@@ -69,24 +70,28 @@ export function partFiles(fleetDir: string, part: number, of: number): Set<strin
 /** Runtime files loaded at once: memory holds one chunk's parse, resolution and cdk8s trees. */
 const CHUNK = 500;
 
-/** Renders a part chunk by chunk (the results of all chunks are the part's result). */
-export function renderPart(req: PartRequest): PartResult {
+/**
+ * Renders a part chunk by chunk: each chunk's files go to `onFiles` at once (and are then dropped);
+ * the results of all chunks are the part's result.
+ */
+export function renderPart(req: PartRequest, onFiles: (files: ChunkFiles) => void): PartResult {
   const mine = [...partFiles(path.resolve(req.cwd, req.fleetDir), req.part, req.of)];
   const results: PartResult[] = [];
-  for (let i = 0; i === 0 || i < mine.length; i += CHUNK) results.push(renderChunk(req, new Set(mine.slice(i, i + CHUNK))));
-  const files: Array<readonly [string, string]> = [];
-  for (const r of results) for (const f of r.files) files.push(f);
+  for (let i = 0; i === 0 || i < mine.length; i += CHUNK) {
+    const chunk = renderChunk(req, new Set(mine.slice(i, i + CHUNK)));
+    results.push(chunk.result);
+    if (chunk.files.length > 0) onFiles(chunk.files);
+  }
   return {
     ok: results.every((r) => r.ok),
     layersKey: results[0]!.layersKey,
     diagnostics: normalizeDiagnostics(results.flatMap((r) => r.diagnostics)),
     identities: results.flatMap((r) => r.identities),
     runtimes: results.flatMap((r) => r.runtimes),
-    files,
   };
 }
 
-function renderChunk(req: PartRequest, mine: ReadonlySet<string>): PartResult {
+function renderChunk(req: PartRequest, mine: ReadonlySet<string>): { result: PartResult; files: ChunkFiles } {
   let key = '';
   const inputs = new Map<string, string>();
   let fleetDigest: string | undefined;
@@ -111,7 +116,7 @@ function renderChunk(req: PartRequest, mine: ReadonlySet<string>): PartResult {
     },
   });
   const identities = (checked.model?.runtimes ?? []).map(identityOf);
-  if (!checked.ok || !checked.model) return { ok: false, layersKey: key, diagnostics: checked.diagnostics, identities, runtimes: [], files: [] };
+  if (!checked.ok || !checked.model) return { result: { ok: false, layersKey: key, diagnostics: checked.diagnostics, identities, runtimes: [] }, files: [] };
   const model = checked.model;
   fleetDigest ??= fleetInputDigest(model);
   const kept = new Map<string, { runtimeID: string; targets: Target[] }>();
@@ -142,5 +147,5 @@ function renderChunk(req: PartRequest, mine: ReadonlySet<string>): PartResult {
       kept: kept.has(r.runtime.name),
     };
   });
-  return { ok: true, layersKey: key, diagnostics: checked.diagnostics, identities, runtimes, files: [...rendered.files] };
+  return { result: { ok: true, layersKey: key, diagnostics: checked.diagnostics, identities, runtimes }, files: [...rendered.files] };
 }

@@ -8,7 +8,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import { type PartRequest, type PartResult, renderPart } from './part';
+import { type ChunkFiles, type PartRequest, type PartResult, renderPart } from './part';
+
+/** A worker that never answers (killed by the system, out of memory) must not hang CI forever. */
+const WORKER_TIMEOUT_MS = 60 * 60 * 1000;
 
 /** Runtime files below which one thread is faster than starting workers. */
 const DEFAULT_MIN_FILES = 500;
@@ -36,29 +39,46 @@ function workerScript(): string | undefined {
   return fs.existsSync(built) ? built : undefined;
 }
 
-/** Renders every part in its own worker (a single part in this thread); throws when a worker fails. */
-export function runParts(requests: readonly PartRequest[]): PartResult[] {
-  if (requests.length === 1) return [renderPart(requests[0]!)];
+type WorkerMessage = { kind: 'files'; files: ChunkFiles } | { kind: 'done'; ok: true; result: PartResult } | { kind: 'done'; ok: false; error: string };
+
+/**
+ * Renders every part in its own worker (a single part in this thread), handing each chunk's files
+ * to `onFiles` as it arrives (in this thread, so the writer never races); throws when a worker fails.
+ */
+export function runParts(requests: readonly PartRequest[], onFiles: (files: ChunkFiles) => void): PartResult[] {
+  if (requests.length === 1) return [renderPart(requests[0]!, onFiles)];
   const script = workerScript();
   if (!script) throw new Error('synth workers: the compiled worker script is missing (run npm run build)');
+  const signal = new SharedArrayBuffer(4);
+  const counter = new Int32Array(signal);
   const running = requests.map((request) => {
     const { port1, port2 } = new MessageChannel();
-    const done = new SharedArrayBuffer(4);
     // A larger young generation: rendering allocates many short-lived objects (fewer scavenges, less promoted).
-    const worker = new Worker(script, { workerData: { request, port: port2, done }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 96 } });
-    return { worker, port: port1, flag: new Int32Array(done) };
+    const worker = new Worker(script, { workerData: { request, port: port2, signal }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 64, maxOldGenerationSizeMb: 160 } });
+    return { worker, port: port1, done: undefined as WorkerMessage | undefined };
   });
-  const results: PartResult[] = [];
-  const errors: string[] = [];
-  for (const r of running) {
-    while (Atomics.load(r.flag, 0) === 0) Atomics.wait(r.flag, 0, 0, 1000);
-    const message = receiveMessageOnPort(r.port)?.message as { ok: true; result: PartResult } | { ok: false; error: string } | undefined;
-    r.port.close();
-    void r.worker.terminate();
-    if (!message) errors.push('a synth worker ended without a result');
-    else if (!message.ok) errors.push(message.error);
-    else results.push(message.result);
+  const deadline = Date.now() + WORKER_TIMEOUT_MS;
+  try {
+    for (;;) {
+      const seen = Atomics.load(counter, 0);
+      for (const r of running) {
+        for (let m = receiveMessageOnPort(r.port); m && !r.done; m = r.done ? undefined : receiveMessageOnPort(r.port)) {
+          const message = m.message as WorkerMessage;
+          if (message.kind === 'files') onFiles(message.files);
+          else r.done = message;
+        }
+      }
+      if (running.every((r) => r.done)) break;
+      if (Date.now() > deadline) throw new Error(`synth workers: no result after ${WORKER_TIMEOUT_MS / 60000} minutes`);
+      Atomics.wait(counter, 0, seen, 1000);
+    }
+  } finally {
+    for (const r of running) {
+      r.port.close();
+      void r.worker.terminate();
+    }
   }
+  const errors = running.flatMap((r) => (r.done?.kind === 'done' && !r.done.ok ? [r.done.error] : []));
   if (errors.length > 0) throw new Error(`synth workers failed:\n${errors.join('\n')}`);
-  return results;
+  return running.map((r) => (r.done as { result: PartResult }).result);
 }

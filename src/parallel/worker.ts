@@ -1,5 +1,6 @@
-// Entry point of a synth worker thread: renders the part it is given (part.ts) and posts the result
-// on the port it was handed, then flips its done flag so the waiting main thread wakes.
+// Entry point of a synth worker thread: renders the part it is given (part.ts), posting each chunk's
+// files and at last the result on the port it was handed; after every message it bumps the shared
+// counter so the waiting main thread wakes (slot 0: messages posted by all workers; slot 1: done).
 
 import { parentPort, type MessagePort, workerData } from 'node:worker_threads';
 import { type PartRequest, renderPart } from './part';
@@ -7,17 +8,21 @@ import { type PartRequest, renderPart } from './part';
 interface WorkerInput {
   readonly request: PartRequest;
   readonly port: MessagePort;
-  readonly done: SharedArrayBuffer;
+  readonly signal: SharedArrayBuffer;
 }
 
 if (parentPort) {
-  const { request, port, done } = workerData as WorkerInput;
-  const flag = new Int32Array(done);
+  const { request, port, signal } = workerData as WorkerInput;
+  const counter = new Int32Array(signal);
+  const post = (message: unknown): void => {
+    port.postMessage(message);
+    Atomics.add(counter, 0, 1);
+    Atomics.notify(counter, 0);
+  };
   try {
-    port.postMessage({ ok: true, result: renderPart(request) });
+    const result = renderPart(request, (files) => post({ kind: 'files', files }));
+    post({ kind: 'done', ok: true, result });
   } catch (e) {
-    port.postMessage({ ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+    post({ kind: 'done', ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
   }
-  Atomics.store(flag, 0, 1);
-  Atomics.notify(flag, 0);
 }

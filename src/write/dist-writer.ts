@@ -89,90 +89,243 @@ const MAX_LISTED = 20;
  * `files` (the index not included); `removed` the files of the previous index not in `files`.
  */
 export function writeDist(req: WriteRequest): WriteResult {
-  const tree = planTree(req.files, req.reuse);
-  const names = siblingNames(req.outDir);
-  const steps = new CrashPoints();
+  const reuse = req.reuse ?? new Map<string, string>();
+  checkRequest([...req.files.keys()], reuse);
+  const opened = openDist(req);
+  if (!opened.ok) return opened;
+  const session = opened.session;
   try {
-    fs.mkdirSync(names.parent, { recursive: true });
-    const lock = acquireLock(names.lock, names.display);
-    if (!lock.ok) return refuse(lock.problem, 4);
-    try {
-      return writeLocked(req, tree, names, steps);
-    } finally {
-      lock.release();
+    const refusal = req.guard?.(session.previous);
+    if (refusal) {
+      session.abort();
+      return refuse(refusal, 1);
     }
+    for (const [rel, content] of [...req.files].sort((x, y) => cmp(x[0], y[0]))) session.add(rel, content);
+    for (const [rel, hash] of reuse) session.reuse(rel, hash);
+    return session.commit();
   } catch (e) {
-    if (isErrno(e)) return refuse(ioProblem(e, names.display), 4);
+    session.abort();
     throw e;
   }
 }
 
-function writeLocked(req: WriteRequest, tree: Tree, names: Names, steps: CrashPoints): WriteResult {
-  const recovery = recover(names);
-  if (recovery) return refuse(recovery, 4);
-  const trusted = req.verify === false ? req.trustedDirs : undefined;
-  const existing = inspect(names, trusted);
-  if ('code' in existing) return refuse(existing, 4);
-  const previous = existing.kind === 'tree' ? existing.index : undefined;
-  const refusal = req.guard?.(previous);
-  if (refusal) return refuse(refusal, 1);
-  const stale = [...tree.reused].filter(([rel, hash]) => previous?.files[rel] !== hash).map(([rel]) => rel);
-  if (stale.length > 0) {
-    return refuse(
-      { code: 'E_DIST_CHANGED', message: `${names.display} changed while this run rendered (${stale.slice(0, 5).join(', ')}); run synth again`, paths: stale },
-      4,
-    );
-  }
-  if (existing.kind === 'tree' && sameTree(names.outDir, existing, tree, req.verify ?? true, trusted !== undefined && trusted.size > 0)) {
-    return { ok: true, changed: false, written: 0, removed: 0, indexDigest: sha256(tree.indexText) };
-  }
-  const removed = previous ? Object.keys(previous.files).filter((rel) => !tree.files.has(rel) && !tree.reused.has(rel)).length : 0;
-  const moves = previous ? planMoves(previous, tree, names.outDir, req.verify ?? true) : { dirs: [], files: [] };
-  publish(names, tree, existing.kind !== 'missing', moves, steps);
-  return { ok: true, changed: true, written: tree.files.size + tree.reused.size, removed, indexDigest: sha256(tree.indexText) };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The planned tree
-
-interface Tree {
-  files: Map<string, string>; // with content (UTF-8 text), without the index
-  hashes: Map<string, string>; // sha256 of every file of the new tree (content and reused)
-  reused: Map<string, string>; // relPath -> sha256, kept from the old tree
-  dirs: string[]; // every folder the files need, parents first
-  indexText: string;
-}
-
-function planTree(files: ReadonlyMap<string, string>, reuse: ReadonlyMap<string, string> = new Map()): Tree {
-  const out = new Map<string, string>();
-  const dirs = new Set<string>();
+/** The checks of a whole request before anything is written: paths, and files that are also folders. */
+function checkRequest(paths: readonly string[], reuse: ReadonlyMap<string, string>): void {
+  const all = new Set(paths);
   for (const rel of reuse.keys()) {
-    if (files.has(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is both written and reused`);
+    if (all.has(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is both written and reused`);
+    all.add(rel);
   }
-  // The default sort compares UTF-16 code units, as cmp does, without a comparator call per pair.
-  const paths = [...files.keys(), ...reuse.keys()].sort();
-  const hashes = new Map<string, string>();
+  for (const rel of all) checkPath(rel);
+  for (const d of dirsOf(all)) if (all.has(d)) throw new Error(`writeDist: output path ${JSON.stringify(d)} is both a file and a folder`);
+}
+
+/** A backslash or NUL anywhere, or an empty, `.` or `..` segment. */
+const BAD_PATH = /[\\\0]|(?:^|\/)\.{0,2}(?:\/|$)/;
+
+function checkPath(rel: string): void {
+  if (typeof rel !== 'string' || rel === INDEX_FILE || BAD_PATH.test(rel)) throw new Error(`writeDist: invalid output path ${JSON.stringify(rel)}`);
+}
+
+/** Every folder the paths need (their parents, grandparents...). */
+function dirsOf(paths: Iterable<string>): Set<string> {
+  const dirs = new Set<string>();
   for (const rel of paths) {
-    const content = files.get(rel);
-    if (content !== undefined && typeof content !== 'string') throw new Error(`writeDist: content of ${JSON.stringify(rel)} is not a string`);
-    const segments = rel.split('/');
-    const bad = rel === INDEX_FILE || /[\\\0]/.test(rel) || segments.some((s) => s === '' || s === '.' || s === '..');
-    if (bad) throw new Error(`writeDist: invalid output path ${JSON.stringify(rel)}`);
-    // Parents until one is known (its own parents are then known too).
     for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) {
       const d = rel.slice(0, i);
       if (dirs.has(d)) break;
       dirs.add(d);
     }
-    if (content !== undefined) {
-      out.set(rel, content);
-      hashes.set(rel, sha256(content));
-    } else hashes.set(rel, reuse.get(rel)!);
   }
-  for (const d of dirs) {
-    if (out.has(d) || reuse.has(d)) throw new Error(`writeDist: output path ${JSON.stringify(d)} is both a file and a folder`);
+  return dirs;
+}
+
+export interface OpenRequest {
+  outDir: string;
+  verify?: boolean;
+  trustedDirs?: ReadonlySet<string>;
+}
+
+/**
+ * A write of dist/ in progress, holding the lock: files are added one by one and written into the
+ * staging tree at once (so a large render never holds the whole tree in memory); commit() swaps the
+ * new tree in, or finds that nothing changed; abort() leaves dist/ as it was.
+ */
+export interface DistSession {
+  /** The index of the current dist/ (undefined when there is none yet). */
+  readonly previous: DistIndex | undefined;
+  /** A file of the new tree. Written into the staging tree now unless dist/ holds it with the same bytes. */
+  add(rel: string, content: string): void;
+  /** A file kept from the current dist/ as its index lists it (moved, never rewritten). */
+  reuse(rel: string, hash: string): void;
+  /** Publishes the new tree (or nothing, when it equals dist/) and releases the lock. */
+  commit(guard?: (previous: DistIndex | undefined) => Problem | undefined): WriteResult;
+  /** Deletes the staging tree and releases the lock; dist/ is untouched. */
+  abort(): void;
+}
+
+/** Takes the lock, recovers what a killed run left, inspects dist/ and creates the staging tree. */
+export function openDist(req: OpenRequest): { ok: true; session: DistSession } | { ok: false; problem: Problem; exitCode: 1 | 4 } {
+  const names = siblingNames(req.outDir);
+  const steps = new CrashPoints();
+  let lock: ReturnType<typeof acquireLock> | undefined;
+  try {
+    fs.mkdirSync(names.parent, { recursive: true });
+    lock = acquireLock(names.lock, names.display);
+    if (!lock.ok) return refuse(lock.problem, 4);
+    const recovery = recover(names);
+    if (recovery) {
+      lock.release();
+      return refuse(recovery, 4);
+    }
+    const trusted = req.verify === false ? req.trustedDirs : undefined;
+    const existing = inspect(names, trusted);
+    if ('code' in existing) {
+      lock.release();
+      return refuse(existing, 4);
+    }
+    const id = names.freshId();
+    const tmp = names.at('tmp', id);
+    fs.mkdirSync(tmp);
+    fs.mkdirSync(path.join(tmp, 'tree'));
+    return { ok: true, session: new Session(names, lock, existing, id, req.verify ?? true, trusted !== undefined && trusted.size > 0, steps) };
+  } catch (e) {
+    if (lock?.ok) lock.release();
+    if (isErrno(e)) return refuse(ioProblem(e, names.display), 4);
+    throw e;
   }
-  return { files: out, hashes, reused: new Map(reuse), dirs: [...dirs].sort(), indexText: serializeIndex(hashes) };
+}
+
+class Session implements DistSession {
+  readonly previous: DistIndex | undefined;
+  private readonly tmp: string;
+  private readonly treeDir: string;
+  /** sha256 of every file of the new tree (added and reused). */
+  private readonly hashes = new Map<string, string>();
+  private readonly reused = new Map<string, string>();
+  /** Files written into the staging tree. */
+  private readonly written: string[] = [];
+  /** Files equal in dist/ (moved at commit, alone or with their whole folder). */
+  private readonly same = new Set<string>();
+  private readonly made = new Set<string>();
+  private failure: NodeJS.ErrnoException | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly names: Names,
+    private readonly lock: { release(): void },
+    private readonly existing: Existing & { kind: 'missing' | 'empty' | 'tree' },
+    private readonly id: string,
+    private readonly verify: boolean,
+    private readonly partialWalk: boolean,
+    private readonly steps: CrashPoints,
+  ) {
+    this.previous = existing.kind === 'tree' ? existing.index : undefined;
+    this.tmp = names.at('tmp', id);
+    this.treeDir = path.join(this.tmp, 'tree');
+  }
+
+  add(rel: string, content: string): void {
+    if (this.closed) throw new Error('writeDist: the session is closed');
+    checkPath(rel);
+    if (typeof content !== 'string') throw new Error(`writeDist: content of ${JSON.stringify(rel)} is not a string`);
+    if (this.hashes.has(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is added twice`);
+    const hash = sha256(content);
+    this.hashes.set(rel, hash);
+    if (this.failure) return;
+    const old = this.previous && Object.hasOwn(this.previous.files, rel) ? this.previous.files[rel] : undefined;
+    if (old === hash && (!this.verify || onDiskBytesAre(path.join(this.names.outDir, rel), content))) {
+      this.same.add(rel);
+      return;
+    }
+    try {
+      const slash = rel.lastIndexOf('/');
+      if (slash > 0) this.makeDir(rel.slice(0, slash));
+      writeNewFile(path.join(this.treeDir, rel), content);
+      this.written.push(rel);
+      this.steps.tick();
+    } catch (e) {
+      if (!isErrno(e)) throw e;
+      this.failure = e;
+    }
+  }
+
+  reuse(rel: string, hash: string): void {
+    if (this.closed) throw new Error('writeDist: the session is closed');
+    checkPath(rel);
+    if (this.hashes.has(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is both written and reused`);
+    this.hashes.set(rel, hash);
+    this.reused.set(rel, hash);
+    this.same.add(rel);
+  }
+
+  commit(guard?: (previous: DistIndex | undefined) => Problem | undefined): WriteResult {
+    if (this.closed) throw new Error('writeDist: the session is closed');
+    try {
+      return this.finish(guard);
+    } catch (e) {
+      if (isErrno(e)) return refuse(ioProblem(e, this.names.display), 4);
+      throw e;
+    } finally {
+      this.close();
+    }
+  }
+
+  abort(): void {
+    if (!this.closed) this.close();
+  }
+
+  private close(): void {
+    this.closed = true;
+    try {
+      fs.rmSync(this.tmp, { recursive: true, force: true });
+    } catch {
+      // left for the next run's recovery
+    }
+    this.lock.release();
+  }
+
+  private makeDir(dir: string): void {
+    if (this.made.has(dir)) return;
+    fs.mkdirSync(path.join(this.treeDir, dir), { recursive: true });
+    for (let d = dir; d !== ''; d = d.includes('/') ? d.slice(0, d.lastIndexOf('/')) : '') this.made.add(d);
+  }
+
+  private finish(guard?: (previous: DistIndex | undefined) => Problem | undefined): WriteResult {
+    if (this.failure) throw this.failure;
+    const { names, previous, existing } = this;
+    const dirs = dirsOf(this.hashes.keys());
+    for (const d of dirs) if (this.hashes.has(d)) throw new Error(`writeDist: output path ${JSON.stringify(d)} is both a file and a folder`);
+    const refusal = guard?.(previous);
+    if (refusal) return refuse(refusal, 1);
+    const stale = [...this.reused].filter(([rel, hash]) => previous?.files[rel] !== hash).map(([rel]) => rel);
+    if (stale.length > 0) {
+      return refuse({ code: 'E_DIST_CHANGED', message: `${names.display} changed while this run rendered (${stale.slice(0, 5).join(', ')}); run synth again`, paths: stale }, 4);
+    }
+    const sorted = [...this.hashes].sort((x, y) => cmp(x[0], y[0]));
+    const indexText = serializeIndex(sorted);
+    const indexDigest = sha256(indexText);
+    const sortedDirs = [...dirs].sort(cmp);
+    if (existing.kind === 'tree' && this.written.length === 0 && unchanged(existing, indexText, sorted.length, sortedDirs, this.partialWalk)) {
+      return { ok: true, changed: false, written: 0, removed: 0, indexDigest };
+    }
+    const removed = previous ? Object.keys(previous.files).filter((rel) => !this.hashes.has(rel)).length : 0;
+    // Patching touches each changed entry twice; building moves every unchanged folder and file.
+    const plan: Plan =
+      previous && (this.written.length + removed) * 4 <= this.hashes.size
+        ? { mode: 'patch', ops: patchOps(previous, this.hashes, dirs, this.written, existing.kind === 'tree' ? existing.dirs : []) }
+        : { mode: 'build', moves: previous ? planMoves(previous, this.hashes, this.same) : { dirs: [], files: [] }, dirs: sortedDirs };
+    publish(names, this.id, plan, this.written, indexText, existing.kind !== 'missing', this.steps);
+    return { ok: true, changed: true, written: this.hashes.size, removed, indexDigest };
+  }
+}
+
+/** True when dist/ already is the new tree: same index, and (when the walk saw everything) the same files and folders. */
+function unchanged(existing: Existing & { kind: 'tree' }, indexText: string, files: number, dirs: readonly string[], partialWalk: boolean): boolean {
+  if (existing.indexText !== indexText) return false;
+  if (partialWalk) return true; // trusted folders were not listed: the index vouches for them
+  if (existing.files.length !== files + 1) return false;
+  return existing.dirs.length === dirs.length && existing.dirs.every((d, i) => d === dirs[i]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -186,17 +339,10 @@ interface Moves {
 }
 
 /**
- * Every file whose hash is the same in both trees moves; so does every folder holding only such
- * files. With `verify`, a file moves only if its bytes on disk still have that hash (a hand-edited
- * or deleted file is written again); reused files always move (their content is not at hand).
+ * Every file the new tree has with the same bytes as dist/ (`same`: checked when it was added)
+ * moves; so does every folder holding only such files, with one rename.
  */
-function planMoves(previous: DistIndex, tree: Tree, outDir: string, verify: boolean): Moves {
-  const same = new Set<string>();
-  for (const [rel, hash] of tree.hashes) {
-    if (previous.files[rel] !== hash) continue;
-    if (verify && !tree.reused.has(rel) && !onDiskHashIs(path.join(outDir, rel), hash)) continue;
-    same.add(rel);
-  }
+function planMoves(previous: DistIndex, hashes: ReadonlyMap<string, string>, same: ReadonlySet<string>): Moves {
   const oldCount = new Map<string, number>();
   const newCount = new Map<string, number>();
   const sameCount = new Map<string, number>();
@@ -207,7 +353,7 @@ function planMoves(previous: DistIndex, tree: Tree, outDir: string, verify: bool
     }
   };
   for (const rel of Object.keys(previous.files)) count(oldCount, rel);
-  for (const rel of tree.hashes.keys()) count(newCount, rel);
+  for (const rel of hashes.keys()) count(newCount, rel);
   for (const rel of same) count(sameCount, rel);
   const whole = (d: string): boolean => {
     const n = sameCount.get(d) ?? 0;
@@ -286,8 +432,8 @@ function recover(names: Names): Problem | undefined {
     const old = olds.pop() as string;
     const tmp = names.at('tmp', names.idOf(path.basename(old)));
     try {
-      const moves = JSON.parse(fs.readFileSync(path.join(tmp, JOURNAL), 'utf8')) as Moves;
-      undoMoves(old, path.join(tmp, 'tree'), moves);
+      const journal = JSON.parse(fs.readFileSync(path.join(tmp, JOURNAL), 'utf8')) as Journal | Moves;
+      undoOps(rootsOf(old, tmp), 'ops' in journal ? journal.ops : movesToOps(journal));
     } catch (e) {
       if (!isCode(e, 'ENOENT')) throw e;
     }
@@ -382,55 +528,41 @@ function walk(root: string, trustedDirs: ReadonlySet<string>): { files: string[]
   return { files: files.sort(cmp), dirs: dirs.sort(cmp), others };
 }
 
-/** True when dist/ holds exactly the planned files and folders (byte for byte when `verify`). */
-function sameTree(outDir: string, existing: Existing & { kind: 'tree' }, tree: Tree, verify: boolean, partialWalk: boolean): boolean {
-  if (existing.indexText !== tree.indexText) return false;
-  if (partialWalk) return true; // trusted folders were not listed: the index vouches for them
-  if (existing.files.length !== tree.hashes.size + 1) return false;
-  if (existing.dirs.length !== tree.dirs.length || existing.dirs.some((d, i) => d !== tree.dirs[i])) return false;
-  if (!verify) return true;
-  for (const [rel, content] of tree.files) {
-    let actual: Buffer;
-    try {
-      actual = fs.readFileSync(path.join(outDir, rel));
-    } catch (e) {
-      if (isCode(e, 'ENOENT')) return false;
-      throw e;
-    }
-    if (actual.length !== Buffer.byteLength(content, 'utf8') || actual.toString('utf8') !== content) return false;
-  }
-  return true;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Building the new tree and swapping it in
 
 const JOURNAL = 'moves.json';
 
-function publish(names: Names, tree: Tree, hadOld: boolean, moves: Moves, steps: CrashPoints): void {
-  const id = names.freshId();
+/**
+ * How the new tree is put together. `build`: the staging tree gets every folder, the unchanged
+ * entries of dist/ are moved into it, and it becomes dist/. `patch` (few changes in a large tree):
+ * dist/ (renamed away) gets the changed entries swapped in and the removed ones moved out, and
+ * becomes dist/ again. Either way dist/ is missing only between two renames, and the journal of
+ * renames lets recovery roll a killed run back.
+ */
+type Plan = { readonly mode: 'build'; readonly moves: Moves; readonly dirs: readonly string[] } | { readonly mode: 'patch'; readonly ops: readonly Op[] };
+
+function publish(names: Names, id: string, plan: Plan, written: readonly string[], indexText: string, hadOld: boolean, steps: CrashPoints): void {
   const tmp = names.at('tmp', id);
-  const treeDir = path.join(tmp, 'tree');
-  // A folder is inside a moved folder when it or one of its ancestors is one (O(depth), not O(moves)).
-  const movedDirs = new Set(moves.dirs);
-  const movedDir = (d: string): boolean => {
-    for (let p = d; p !== '' && p !== '.'; p = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '') if (movedDirs.has(p)) return true;
-    return false;
-  };
-  const moved = new Set(moves.files);
+  const old = names.at('old', id);
+  const roots = rootsOf(old, tmp);
+  const treeDir = roots.tree;
+  const ops: readonly Op[] = plan.mode === 'build' ? movesToOps(plan.moves) : plan.ops;
   try {
-    fs.mkdirSync(tmp);
-    fs.mkdirSync(treeDir);
-    for (const d of tree.dirs) if (!movedDir(d)) fs.mkdirSync(path.join(treeDir, d));
-    for (const [rel, content] of tree.files) {
-      if (moved.has(rel) || movedDir(path.posix.dirname(rel))) continue;
-      writeNewFile(path.join(treeDir, rel), content);
-      steps.tick();
+    if (plan.mode === 'build') {
+      // A folder is inside a moved folder when it or one of its ancestors is one (O(depth), not O(moves)).
+      const movedDirs = new Set(plan.moves.dirs);
+      const movedDir = (d: string): boolean => {
+        for (let p = d; p !== '' && p !== '.'; p = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '') if (movedDirs.has(p)) return true;
+        return false;
+      };
+      // Folders of the new tree that no written file created and no moved folder brings along.
+      for (const d of plan.dirs) if (!movedDir(d) && !lexists(path.join(treeDir, d))) fs.mkdirSync(path.join(treeDir, d));
     }
-    writeNewFile(path.join(treeDir, INDEX_FILE), tree.indexText);
+    writeNewFile(path.join(treeDir, INDEX_FILE), indexText);
     steps.tick();
-    writeNewFile(path.join(tmp, JOURNAL), JSON.stringify(moves));
-    makeDurable(tmp, treeDir, tree);
+    writeNewFile(path.join(tmp, JOURNAL), JSON.stringify({ ops } satisfies Journal));
+    makeDurable(tmp, treeDir, written, plan.mode === 'build' ? plan.dirs : []);
     writeNewFile(path.join(tmp, COMPLETE_MARKER), '');
     fsyncDir(tmp);
     steps.tick();
@@ -439,29 +571,27 @@ function publish(names: Names, tree: Tree, hadOld: boolean, moves: Moves, steps:
     throw e;
   }
 
-  const old = names.at('old', id);
+  // The tree that becomes dist/ at the commit point.
+  const next = plan.mode === 'build' ? treeDir : old;
   try {
     if (hadOld) {
       fs.renameSync(names.outDir, old);
       steps.tick();
       try {
-        for (const rel of [...moves.dirs, ...moves.files]) {
-          fs.renameSync(path.join(old, rel), path.join(treeDir, rel));
-          steps.tick();
-        }
+        doOps(roots, ops, steps);
       } catch (e) {
-        undoMoves(old, treeDir, moves);
         fs.renameSync(old, names.outDir);
         throw e;
       }
     }
     try {
-      fs.renameSync(treeDir, names.outDir); // the commit point
+      fs.renameSync(next, names.outDir); // the commit point
     } catch (e) {
       if (hadOld) {
         try {
-          undoMoves(old, treeDir, moves);
-          fs.renameSync(old, names.outDir);
+          undoOps(roots, ops);
+          if (plan.mode === 'build') fs.renameSync(old, names.outDir);
+          else if (!lexists(names.outDir)) fs.renameSync(old, names.outDir);
         } catch {
           throw Object.assign(e as Error, { stranded: old }); // the next run's recovery moves it back
         }
@@ -480,29 +610,122 @@ function publish(names: Names, tree: Tree, hadOld: boolean, moves: Moves, steps:
     steps.tick();
     fs.rmSync(tmp, { recursive: true, force: true });
     steps.tick();
-    if (hadOld) discard(names, old);
+    if (hadOld && plan.mode === 'build') discard(names, old);
   } catch {
     // left for recovery
   }
 }
 
-function onDiskHashIs(file: string, hash: string): boolean {
+/**
+ * The renames that turn dist/ (renamed to old) into the new tree: removed and changed entries go
+ * to the trash first (a folder the new tree does not have goes as a whole), then written entries
+ * come in from the staging tree (a folder dist/ does not have comes as a whole), then the index.
+ */
+function patchOps(previous: DistIndex, hashes: ReadonlyMap<string, string>, newDirs: ReadonlySet<string>, written: readonly string[], strayDirs: readonly string[]): Op[] {
+  const oldFiles = Object.keys(previous.files);
+  const oldDirs = dirsOf(oldFiles);
+  /** The highest ancestor of rel (or rel) that `has` does not contain, below one it contains. */
+  const topmostMissing = (rel: string, has: ReadonlySet<string>): string => {
+    let top = rel;
+    for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) {
+      const d = rel.slice(0, i);
+      if (has.has(d)) break;
+      top = d;
+    }
+    return top;
+  };
+  const ops: Op[] = [];
+  const seen = new Set<string>();
+  const once = (op: Op): void => {
+    const key = `${op[0]}\0${op[1]}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      ops.push(op);
+    }
+  };
+  for (const rel of oldFiles) {
+    if (!hashes.has(rel)) {
+      const top = topmostMissing(rel, newDirs);
+      once(['old', top, 'trash', top]);
+    }
+  }
+  // Folders the walk found that the new tree does not have (left empty by hand): out as well.
+  for (const d of strayDirs) {
+    if (!newDirs.has(d)) {
+      const top = topmostMissing(d, newDirs);
+      once(['old', top, 'trash', top]);
+    }
+  }
+  for (const rel of written) if (Object.hasOwn(previous.files, rel)) once(['old', rel, 'trash', rel]);
+  for (const rel of written) {
+    const top = topmostMissing(rel, oldDirs);
+    once(['tree', top, 'old', top]);
+  }
+  once(['old', INDEX_FILE, 'trash', INDEX_FILE]);
+  once(['tree', INDEX_FILE, 'old', INDEX_FILE]);
+  return ops;
+}
+
+/** True when `file` (not followed through a symlink) holds exactly `content` as UTF-8. */
+function onDiskBytesAre(file: string, content: string): boolean {
   try {
-    return sha256(fs.readFileSync(file)) === hash;
+    if (!fs.lstatSync(file).isFile()) return false;
+    const actual = fs.readFileSync(file);
+    return actual.length === Buffer.byteLength(content, 'utf8') && actual.toString('utf8') === content;
   } catch {
     return false;
   }
 }
 
-/** Moves the journal's entries back from the tmp tree into the old tree (where they are not yet). */
-function undoMoves(old: string, treeDir: string, moves: Moves): void {
-  for (const rel of [...moves.dirs, ...moves.files]) {
-    const from = path.join(treeDir, rel);
-    const to = path.join(old, rel);
-    if (lexists(from) && !lexists(to)) {
-      fs.mkdirSync(path.dirname(to), { recursive: true });
-      fs.renameSync(from, to);
+/** The three folders a journal's renames go between. */
+type Root = 'old' | 'tree' | 'trash';
+/** One rename: root/rel -> root/rel. */
+type Op = readonly [Root, string, Root, string];
+
+/** What recovery needs to roll a killed run back: its renames, in the order they are done. */
+interface Journal {
+  readonly ops: readonly Op[];
+}
+
+function rootsOf(old: string, tmp: string): Record<Root, string> {
+  return { old, tree: path.join(tmp, 'tree'), trash: path.join(tmp, 'trash') };
+}
+
+/** The moves of a build (old tree -> new tree) as renames. */
+function movesToOps(moves: Moves): Op[] {
+  return [...moves.dirs, ...moves.files].map((rel) => ['old', rel, 'tree', rel] as const);
+}
+
+/** Undoes the renames that happened, last first (a rename is atomic: each is done or not). */
+function undoOps(roots: Record<Root, string>, ops: readonly Op[]): void {
+  for (let i = ops.length - 1; i >= 0; i--) {
+    const [fromRoot, fromRel, toRoot, toRel] = ops[i]!;
+    const from = path.join(roots[fromRoot], fromRel);
+    const to = path.join(roots[toRoot], toRel);
+    if (lexists(to) && !lexists(from)) {
+      fs.mkdirSync(path.dirname(from), { recursive: true });
+      fs.renameSync(to, from);
     }
+  }
+}
+
+/** Does the renames in order; on a failure undoes the ones done and rethrows. */
+function doOps(roots: Record<Root, string>, ops: readonly Op[], steps: CrashPoints): void {
+  try {
+    for (const [fromRoot, fromRel, toRoot, toRel] of ops) {
+      const from = path.join(roots[fromRoot], fromRel);
+      const to = path.join(roots[toRoot], toRel);
+      if (toRoot === 'trash') {
+        // An owned file deleted by hand has nothing to move out (it is written again).
+        if (!lexists(from)) continue;
+        fs.mkdirSync(path.dirname(to), { recursive: true });
+      }
+      fs.renameSync(from, to);
+      steps.tick();
+    }
+  } catch (e) {
+    undoOps(roots, ops);
+    throw e;
   }
 }
 
@@ -525,24 +748,22 @@ function writeNewFile(file: string, content: string): void {
  * syncfs of the filesystem (`sync -f`, Linux) costs a few milliseconds where an fsync per file
  * costs seconds for a large fleet; elsewhere every file and folder is fsynced.
  */
-function makeDurable(tmp: string, treeDir: string, tree: Tree): void {
+function makeDurable(tmp: string, treeDir: string, written: readonly string[], dirs: readonly string[]): void {
   if (process.platform === 'linux') {
     const r = spawnSync('sync', ['-f', treeDir], { stdio: 'ignore', timeout: 120_000 });
     if (r.status === 0) return;
   }
-  for (const rel of [...tree.files.keys(), INDEX_FILE]) {
+  for (const rel of [...written, INDEX_FILE]) {
     const file = path.join(treeDir, rel);
     if (lexists(file)) withPath(file, () => fsyncFile(file));
   }
-  for (const d of [...tree.dirs].reverse()) {
+  for (const d of [...dirs].reverse()) {
     const dir = path.join(treeDir, d);
     if (lexists(dir)) fsyncDir(dir);
   }
   fsyncDir(treeDir);
   fsyncFile(path.join(tmp, JOURNAL));
 }
-
-
 
 /**
  * Test-only fault injection: with KYMA_FLEET_CRASH_AFTER_WRITES=N the process SIGKILLs itself after
@@ -566,7 +787,7 @@ class CrashPoints {
 // ---------------------------------------------------------------------------------------------
 // Errors
 
-function refuse(problem: Problem, exitCode: 1 | 4): WriteResult {
+function refuse(problem: Problem, exitCode: 1 | 4): { ok: false; problem: Problem; exitCode: 1 | 4 } {
   return { ok: false, problem, exitCode };
 }
 

@@ -42,6 +42,48 @@ function describeExit(r: ChildResult): string {
   return r.signal ?? `exit ${r.code}`;
 }
 
+describe('writeDist: crash consistency of a patch (a few changes in a large tree)', () => {
+  it('a crash after any step leaves the old tree (possibly renamed aside and half patched) or the new one; recovery restores the old tree exactly', async () => {
+    // GIVEN an old tree of 61 files and a new one that changes 2 files, drops runtime rt-3, adds
+    // runtime rt-20 (a new folder) and a file in an existing folder: few changes, so the writer patches
+    const oldTree = makeTree(20, 'old');
+    const newTree = new Map(oldTree);
+    newTree.set('runtimes/rt-1/skr/manifest.yaml', '# new\nkind: Thing\n');
+    newTree.set('gitops/kustomization.yaml', '# new\nresources: []\n');
+    for (const t of ['skr', 'kcp', 'garden']) newTree.delete(`runtimes/rt-3/${t}/manifest.yaml`);
+    newTree.set('runtimes/rt-20/skr/manifest.yaml', 'kind: Thing\n');
+    newTree.set('runtimes/rt-2/skr/extra.yaml', 'kind: Extra\n');
+    const oldHash = ws.expectedHash(oldTree);
+    const newHash = ws.expectedHash(newTree);
+    const seen = new Set<string>();
+    // Steps: 4 written files, the index, the marker, the rename away, the journal's renames (rt-3
+    // out, 2 changed files out, 4 entries in, the index out and in), tidying: 19 in all.
+    for (let n = 1; n <= 20; n++) {
+      writeDist({ outDir: ws.outDir, files: oldTree });
+      // WHEN the writer kills itself after its n-th step
+      const child = await runWriterChild(ws.outDir, newTree, { crashAfter: n });
+      const label = `crash after step ${n}: ${describeExit(child)} ${child.stderr}`;
+      // THEN dist/ is the old tree, the new tree, or missing with one tree renamed aside
+      const hash = treeHash(ws.outDir);
+      if (hash === undefined) {
+        expect(ws.leftovers().filter((x) => x.startsWith('.dist.old-')), label).toHaveLength(1);
+        seen.add('moved-away');
+      } else {
+        expect([oldHash, newHash], label).toContain(hash);
+        seen.add(hash === oldHash ? 'old' : 'new');
+      }
+      // AND the next run recovers: writing the old tree again finds it exactly as it was (no change),
+      // unless the crash came after the commit point
+      const r = writeDist({ outDir: ws.outDir, files: oldTree });
+      expect(r.ok, label).toBe(true);
+      if (hash !== newHash) expect(r.ok && r.changed, label).toBe(false);
+      expect(treeHash(ws.outDir), label).toBe(oldHash);
+      expect(ws.leftovers(), label).toEqual([]);
+    }
+    expect([...seen].sort()).toEqual(['moved-away', 'new', 'old']);
+  });
+});
+
 describe('writeDist: crash consistency (SIGKILL at any instant)', () => {
   it('a crash after each write step of a small tree leaves the old tree, or it moved aside, or the new tree', async () => {
     // GIVEN an old and a new generation of 4 files each (write steps: 4 files, index, marker, 2 renames, tmp removal)
