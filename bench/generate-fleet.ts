@@ -11,7 +11,8 @@ import { stringify } from 'yaml';
 import { checkFleet } from '../src/fleet/check';
 import { formatDiagnostic } from '../src/lib/diagnostics';
 
-export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+/** The repository: bench/ (TypeScript sources, in tests) or lib/bench/ (compiled) lie below it. */
+export const REPO_ROOT = fs.existsSync(path.join(__dirname, '..', 'package.json')) ? path.resolve(__dirname, '..') : path.resolve(__dirname, '..', '..');
 export const NOW = '2026-11-22T00:00:00Z';
 const EXAMPLE = path.join(REPO_ROOT, 'fleet');
 const RULES_FILE = 'rules/acme-shell-in-container.yaml';

@@ -8,7 +8,7 @@ import { type FleetModel, identityOf } from './fleet/model';
 import { EXTENSIONS } from './extensions';
 import type { ResolvedRuntime } from './fleet/resolve';
 import { cmp, type Diagnostic, ExitCode, hasErrors, normalizeDiagnostics } from './lib/diagnostics';
-import { type PartResult } from './parallel/part';
+import { partFiles, type PartResult } from './parallel/part';
 import { runParts, workerCount } from './parallel/pool';
 import { fleetInputDigest, runtimeInputDigest } from './render/input-digest';
 import { runtimeGitopsFiles } from './render/gitops';
@@ -31,6 +31,8 @@ export interface SynthOptions {
   readonly cacheDir?: string;
   /** Environment for the worker settings (KYMA_FLEET_WORKERS, KYMA_FLEET_PARALLEL_MIN); process.env by default. */
   readonly env?: NodeJS.ProcessEnv;
+  /** Told what the run is doing (the CLI draws a progress bar on a terminal for long runs). */
+  readonly progress?: (phase: string, done: number, total: number) => void;
 }
 
 export interface Rendering {
@@ -144,7 +146,9 @@ export function synth(options: SynthOptions): SynthResult {
   const keyOptions = { allowEmpty: options.allowEmpty ?? false };
 
   // The fleet-wide inputs decide whether the record can be used; a large run without it goes parallel.
+  const progress = options.progress ?? (() => {});
   const layers = peekLayers(options, keyOptions);
+  progress('checking the fleet', 0, layers.runtimeFiles);
   const reusable = trusted && trusted.key === layers.key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined;
   const parts = reusable ? 0 : workerCount(layers.runtimeFiles, options.env ?? process.env);
   // Parts stream their files straight into the staging tree of an open write (bounded memory).
@@ -209,6 +213,7 @@ export function synth(options: SynthOptions): SynthResult {
     session = opened.session;
   }
   let result: WriteResult;
+  progress('writing dist/', 0, 1);
   try {
     for (const [rel, content] of outcome.gathered.files) session.add(rel, content);
     for (const [rel, hash] of reuse) session.reuse(rel, hash);
@@ -219,6 +224,7 @@ export function synth(options: SynthOptions): SynthResult {
     session.abort();
     throw e;
   }
+  progress('writing dist/', 1, 1);
   if (!result.ok) return { ...base, exitCode: result.exitCode, problem: result.problem };
 
   if (cacheDir) {
@@ -349,6 +355,8 @@ function gatherSequential(options: SynthOptions, trusted: RunRecord | undefined,
  * a worker failed or the fleet changed while the parts ran.
  */
 function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecord | undefined, keyOptions: Readonly<Record<string, unknown>>, sink: DistSession): GatherOutcome | undefined {
+  let rendered = 0;
+  const total = partFiles(path.resolve(options.cwd, options.fleetDir), 0, 1).size;
   const previousInputs: Record<string, string> = {};
   if (options.cacheDir) for (const r of Object.values(trusted?.runtimes ?? {})) previousInputs[r.identity.name] = r.input;
   let parts: PartResult[];
@@ -364,8 +372,10 @@ function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecor
         of: workers,
         previousInputs,
       })),
-      (files) => {
+      (files, runtimes) => {
         for (const [rel, content] of files) sink.add(rel, content);
+        rendered += runtimes;
+        options.progress?.('rendering runtimes', rendered, total);
       },
     );
   } catch {

@@ -10,12 +10,15 @@ export interface Streams {
   readonly env: NodeJS.ProcessEnv;
   /** Folder that relative paths and diagnostics are relative to. */
   readonly cwd: string;
+  /** Where a progress bar may be drawn (stderr of an interactive terminal); absent in tests. */
+  readonly progressStream?: { isTTY?: boolean; columns?: number; write(s: string): unknown };
 }
 
 export const processStreams: Streams = {
   out: (t) => process.stdout.write(t),
   err: (t) => process.stderr.write(t),
   env: process.env,
+  progressStream: process.stderr,
   get cwd() {
     return process.cwd();
   },

@@ -74,13 +74,14 @@ const CHUNK = 500;
  * Renders a part chunk by chunk: each chunk's files go to `onFiles` at once (and are then dropped);
  * the results of all chunks are the part's result.
  */
-export function renderPart(req: PartRequest, onFiles: (files: ChunkFiles) => void): PartResult {
+export function renderPart(req: PartRequest, onFiles: (files: ChunkFiles, runtimes: number) => void): PartResult {
   const mine = [...partFiles(path.resolve(req.cwd, req.fleetDir), req.part, req.of)];
   const results: PartResult[] = [];
   for (let i = 0; i === 0 || i < mine.length; i += CHUNK) {
-    const chunk = renderChunk(req, new Set(mine.slice(i, i + CHUNK)));
+    const files = mine.slice(i, i + CHUNK);
+    const chunk = renderChunk(req, new Set(files));
     results.push(chunk.result);
-    if (chunk.files.length > 0) onFiles(chunk.files);
+    onFiles(chunk.files, files.length);
   }
   return {
     ok: results.every((r) => r.ok),

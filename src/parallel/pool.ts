@@ -39,13 +39,13 @@ function workerScript(): string | undefined {
   return fs.existsSync(built) ? built : undefined;
 }
 
-type WorkerMessage = { kind: 'files'; files: ChunkFiles } | { kind: 'done'; ok: true; result: PartResult } | { kind: 'done'; ok: false; error: string };
+type WorkerMessage = { kind: 'files'; files: ChunkFiles; runtimes: number } | { kind: 'done'; ok: true; result: PartResult } | { kind: 'done'; ok: false; error: string };
 
 /**
  * Renders every part in its own worker (a single part in this thread), handing each chunk's files
  * to `onFiles` as it arrives (in this thread, so the writer never races); throws when a worker fails.
  */
-export function runParts(requests: readonly PartRequest[], onFiles: (files: ChunkFiles) => void): PartResult[] {
+export function runParts(requests: readonly PartRequest[], onFiles: (files: ChunkFiles, runtimes: number) => void): PartResult[] {
   if (requests.length === 1) return [renderPart(requests[0]!, onFiles)];
   const script = workerScript();
   if (!script) throw new Error('synth workers: the compiled worker script is missing (run npm run build)');
@@ -64,7 +64,7 @@ export function runParts(requests: readonly PartRequest[], onFiles: (files: Chun
       for (const r of running) {
         for (let m = receiveMessageOnPort(r.port); m && !r.done; m = r.done ? undefined : receiveMessageOnPort(r.port)) {
           const message = m.message as WorkerMessage;
-          if (message.kind === 'files') onFiles(message.files);
+          if (message.kind === 'files') onFiles(message.files, message.runtimes);
           else r.done = message;
         }
       }

@@ -20,7 +20,7 @@ if (parentPort) {
     Atomics.notify(counter, 0);
   };
   try {
-    const result = renderPart(request, (files) => post({ kind: 'files', files }));
+    const result = renderPart(request, (files, runtimes) => post({ kind: 'files', files, runtimes }));
     post({ kind: 'done', ok: true, result });
   } catch (e) {
     post({ kind: 'done', ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });

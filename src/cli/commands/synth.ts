@@ -6,6 +6,7 @@ import { ExitCode } from '../../lib/diagnostics';
 import { isEmptyDiff } from '../../render/tree-diff';
 import { synthShard } from '../../shard/cli';
 import { diffDist, synth } from '../../synth';
+import { createProgress, NO_PROGRESS } from '../progress';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption } from '../options';
 import { countBySeverity, plural, printDiagnostics, printProblem, type Streams } from '../report';
 
@@ -61,7 +62,13 @@ export function synthCommand(streams: Streams, setExit: (code: number) => void):
         streams.err(files.slice(0, MAX_LISTED).join('\n') + (files.length > MAX_LISTED ? `\n  … ${files.length - MAX_LISTED} more` : '') + '\n');
         return setExit(ExitCode.OutOfDate);
       }
-      const r = synth(options);
+      const bar = streams.progressStream ? createProgress({ stream: streams.progressStream, env: streams.env }) : NO_PROGRESS;
+      let r: ReturnType<typeof synth>;
+      try {
+        r = synth({ ...options, progress: (phase, done, total) => bar.update(phase, done, total) });
+      } finally {
+        bar.end();
+      }
       printDiagnostics(r.diagnostics, streams);
       if (r.problem) {
         printProblem(flags.out, r.problem, streams);

@@ -1,0 +1,200 @@
+// Issue 5: every fast path of synth (the run record that skips unchanged runtime files, render reuse
+// by input digest, kept GitOps files, patching dist/, parts in worker threads or chunks) must give
+// exactly the dist/ of a cold, single-threaded, whole-fleet run. A fast-check model drives random
+// sequences of edits to a generated fleet; after each step the incremental dist/ is compared byte
+// for byte with a cold render of the same fleet.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { Document, parseDocument } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateFleet } from '../bench/generate-fleet';
+import { synth, type SynthResult } from '../src/synth';
+import { treeHash } from './write/dist-fixture';
+
+const NOW = new Date('2026-11-21T00:00:00Z');
+const AFTER_EXPIRY = new Date('2026-12-02T00:00:00Z');
+
+let root: string;
+beforeAll(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-fleet-incremental-'));
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+/** The reference: no cache, one thread, the whole-fleet pipeline (parts only from 10^7 files). */
+function cold(fleetDir: string, now: Date): { result: SynthResult; hash: string | undefined } {
+  const out = fs.mkdtempSync(path.join(root, 'cold-'));
+  fs.rmdirSync(out);
+  const result = synth({ fleetDir, outDir: out, cwd: root, now, env: { KYMA_FLEET_WORKERS: '1', KYMA_FLEET_PARALLEL_MIN: '10000000' } });
+  const hash = treeHash(out);
+  fs.rmSync(out, { recursive: true, force: true });
+  return { result, hash };
+}
+
+/** The fast path: cache on, parts (2 workers) whenever the record cannot be used. */
+function fast(fleetDir: string, outDir: string, cacheDir: string, now: Date, workers = '2'): SynthResult {
+  return synth({ fleetDir, outDir, cwd: root, now, cacheDir, env: { KYMA_FLEET_WORKERS: workers, KYMA_FLEET_PARALLEL_MIN: '1' } });
+}
+
+function editYaml(file: string, edit: (doc: Document) => void): void {
+  const doc = parseDocument(fs.readFileSync(file, 'utf8'));
+  edit(doc);
+  fs.writeFileSync(file, doc.toString({ lineWidth: 0 }));
+}
+
+/** Gives the Falco profile a supported version that expires on 2026-12-01 (the default before, not after). */
+function addExpiringFalcoVersion(fleetDir: string): void {
+  editYaml(path.join(fleetDir, 'profiles/falco-profile.yaml'), (doc) => {
+    const list = doc.getIn(['spec', 'versions', 'falco']) as { add(v: unknown): void };
+    list.add(doc.createNode({ classification: 'supported', expirationDate: '2026-12-01T00:00:00Z', rulesVersion: '0.45.0', version: '0.45.0' }));
+  });
+}
+
+type Edit =
+  | { kind: 'channel'; index: number; channel: 'fast' | 'regular' }
+  | { kind: 'label'; index: number; value: string }
+  | { kind: 'remove'; index: number }
+  | { kind: 'copy'; index: number; suffix: number }
+  | { kind: 'comment'; index: number }
+  | { kind: 'group-priority'; group: number; priority: number }
+  | { kind: 'gitops-namespace'; value: string };
+
+const editArb: fc.Arbitrary<Edit> = fc.oneof(
+  fc.record({ kind: fc.constant('channel' as const), index: fc.nat(40), channel: fc.constantFrom('fast' as const, 'regular' as const) }),
+  fc.record({ kind: fc.constant('label' as const), index: fc.nat(40), value: fc.constantFrom('team-1', 'team-2', 'team-3') }),
+  fc.record({ kind: fc.constant('remove' as const), index: fc.nat(40) }),
+  fc.record({ kind: fc.constant('copy' as const), index: fc.nat(40), suffix: fc.integer({ min: 1, max: 9999 }) }),
+  fc.record({ kind: fc.constant('comment' as const), index: fc.nat(40) }),
+  fc.record({ kind: fc.constant('group-priority' as const), group: fc.nat(5), priority: fc.integer({ min: 11, max: 99 }) }),
+  fc.record({ kind: fc.constant('gitops-namespace' as const), value: fc.constantFrom('flux-system', 'flux-fleet') }),
+);
+
+function apply(fleetDir: string, edit: Edit, uuid: () => string): void {
+  const runtimes = fs.readdirSync(path.join(fleetDir, 'runtimes')).sort();
+  const file = path.join(fleetDir, 'runtimes', runtimes[edit.kind === 'group-priority' || edit.kind === 'gitops-namespace' ? 0 : edit.index % runtimes.length]!);
+  switch (edit.kind) {
+    case 'channel':
+      return editYaml(file, (doc) => doc.setIn(['spec', 'channel'], edit.channel));
+    case 'label':
+      return editYaml(file, (doc) => doc.setIn(['metadata', 'labels', 'team'], edit.value));
+    case 'remove':
+      if (runtimes.length > 20) fs.rmSync(file);
+      return;
+    case 'copy': {
+      const name = `copy-${edit.suffix}`;
+      if (runtimes.includes(`${name}.yaml`)) return;
+      const doc = parseDocument(fs.readFileSync(file, 'utf8'));
+      doc.setIn(['metadata', 'name'], name);
+      doc.setIn(['spec', 'runtimeID'], uuid());
+      doc.setIn(['spec', 'shoot', 'name'], `c-copy${edit.suffix}`);
+      fs.writeFileSync(path.join(fleetDir, 'runtimes', `${name}.yaml`), doc.toString({ lineWidth: 0 }));
+      return;
+    }
+    case 'comment':
+      fs.appendFileSync(file, '# a comment changes the bytes, not the render\n');
+      return;
+    case 'group-priority': {
+      const groups = fs.readdirSync(path.join(fleetDir, 'groups')).sort();
+      return editYaml(path.join(fleetDir, 'groups', groups[edit.group % groups.length]!), (doc) => doc.setIn(['spec', 'priority'], edit.priority));
+    }
+    case 'gitops-namespace':
+      return editYaml(path.join(fleetDir, 'fleet.yaml'), (doc) => doc.setIn(['spec', 'gitops', 'flux', 'namespace'], edit.value));
+  }
+}
+
+describe('incremental synth equals a cold single-threaded synth', () => {
+  it('after every step of random edit sequences (record reuse, render reuse, parts, patching)', () => {
+    let run = 0;
+    fc.assert(
+      fc.property(fc.array(editArb, { minLength: 1, maxLength: 4 }), fc.constantFrom('1', '2'), (edits, workers) => {
+        const dir = path.join(root, `run-${run++}`);
+        const fleetDir = path.join(dir, 'fleet');
+        generateFleet(fleetDir, 40, 7);
+        const outDir = path.join(dir, 'dist');
+        const cacheDir = path.join(dir, 'cache');
+        let n = 0;
+        const uuid = (): string => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+        const first = fast(fleetDir, outDir, cacheDir, NOW, workers);
+        expect(first.exitCode, JSON.stringify(first.diagnostics.slice(0, 3))).toBe(0);
+        expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
+        for (const edit of edits) {
+          apply(fleetDir, edit, uuid);
+          const reference = cold(fleetDir, NOW);
+          const r = fast(fleetDir, outDir, cacheDir, NOW, workers);
+          expect(r.exitCode, `${JSON.stringify(edit)}: ${JSON.stringify(r.diagnostics.slice(0, 3))}`).toBe(reference.result.exitCode);
+          expect(r.diagnostics, JSON.stringify(edit)).toEqual(reference.result.diagnostics);
+          if (reference.result.exitCode === 0) expect(treeHash(outDir), JSON.stringify(edit)).toBe(reference.hash);
+          // And again with nothing changed: up to date, the same tree.
+          const again = fast(fleetDir, outDir, cacheDir, NOW, workers);
+          if (reference.result.exitCode === 0) {
+            expect(again).toMatchObject({ exitCode: 0, changed: false });
+            expect(again.diagnostics).toEqual(reference.result.diagnostics);
+            expect(treeHash(outDir)).toBe(reference.hash);
+          }
+        }
+        fs.rmSync(dir, { recursive: true, force: true });
+      }),
+      { numRuns: 12, seed: 20261122 },
+    );
+  }, 300_000);
+
+  it('a Falco version expiring between two runs invalidates the record (the default version changes)', () => {
+    const dir = path.join(root, 'expiry');
+    const fleetDir = path.join(dir, 'fleet');
+    generateFleet(fleetDir, 30, 11);
+    addExpiringFalcoVersion(fleetDir);
+    const outDir = path.join(dir, 'dist');
+    const cacheDir = path.join(dir, 'cache');
+    expect(fast(fleetDir, outDir, cacheDir, NOW).exitCode).toBe(0);
+    const before = treeHash(outDir);
+    expect(before).toBe(cold(fleetDir, NOW).hash);
+    // Same inputs, a later `now`: the expired version is no longer the default.
+    const r = fast(fleetDir, outDir, cacheDir, AFTER_EXPIRY);
+    expect(r).toMatchObject({ exitCode: 0, changed: true });
+    expect(treeHash(outDir)).toBe(cold(fleetDir, AFTER_EXPIRY).hash);
+    expect(treeHash(outDir)).not.toBe(before);
+  });
+
+  it('the record is not trusted once dist/ was written by another run (its index changed)', () => {
+    const dir = path.join(root, 'foreign-run');
+    const fleetDir = path.join(dir, 'fleet');
+    generateFleet(fleetDir, 25, 3);
+    const outDir = path.join(dir, 'dist');
+    const cacheDir = path.join(dir, 'cache');
+    expect(fast(fleetDir, outDir, cacheDir, NOW).exitCode).toBe(0);
+    // Another checkout's synth (another cache) renders an edited fleet into the same dist/ ...
+    const edited = path.join(root, 'foreign-run-copy');
+    fs.cpSync(fleetDir, edited, { recursive: true });
+    const first = fs.readdirSync(path.join(edited, 'runtimes')).sort()[0]!;
+    fs.rmSync(path.join(edited, 'runtimes', first));
+    expect(fast(edited, outDir, path.join(dir, 'other-cache'), NOW).exitCode).toBe(0);
+    // ... so this cache's record no longer describes dist/: the next run renders what the fleet says.
+    const r = fast(fleetDir, outDir, cacheDir, NOW);
+    expect(r).toMatchObject({ exitCode: 0, changed: true });
+    expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
+  });
+
+  it('reports the warnings of unchanged runtimes again, exactly as a cold run does', () => {
+    const dir = path.join(root, 'warnings');
+    const fleetDir = path.join(dir, 'fleet');
+    generateFleet(fleetDir, 25, 5);
+    // A production runtime (Falco on) with two event destinations, none of them stdout, gets a
+    // warning from its resolved rules; a stray file gets one from the loader.
+    const runtimes = path.join(fleetDir, 'runtimes');
+    const prod = fs.readdirSync(runtimes).sort().find((f) => /tier: production/.test(fs.readFileSync(path.join(runtimes, f), 'utf8')))!;
+    editYaml(path.join(runtimes, prod), (doc) =>
+      doc.setIn(['spec', 'extensions', 'falco', 'destinations'], doc.createNode([{ name: 'logging' }, { name: 'otlp', resourceSecretName: 'otlp-endpoint' }])),
+    );
+    fs.writeFileSync(path.join(runtimes, 'notes.txt'), 'not a runtime\n');
+    const outDir = path.join(dir, 'dist');
+    const cacheDir = path.join(dir, 'cache');
+    const reference = cold(fleetDir, NOW).result.diagnostics;
+    expect(reference.map((d) => d.code)).toEqual(expect.arrayContaining(['W_IGNORED_FILE', 'W_FALCO_DESTINATIONS']));
+    expect(fast(fleetDir, outDir, cacheDir, NOW).diagnostics).toEqual(reference);
+    const again = fast(fleetDir, outDir, cacheDir, NOW);
+    expect(again.changed).toBe(false);
+    expect(again.diagnostics).toEqual(reference);
+  });
+});
