@@ -40,6 +40,11 @@ export interface ReusedRuntimeFile {
  * digests it but does not parse it (the caller holds an earlier result for exactly these bytes).
  */
 export interface RuntimePlan {
+  /**
+   * Only these names of runtimes/ are considered (a part of a large run that listed the folder
+   * once): the folder is not listed again, each name is looked at on its own. `select` still applies.
+   */
+  readonly names?: readonly string[];
   readonly select?: (relPath: string) => boolean;
   readonly reuse?: (relPath: string, digest: string) => boolean;
 }
@@ -214,7 +219,7 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
     } catch {
       // missing: listFolder reports what matters
     }
-    for (const entry of listFolder(dir, problem)) {
+    for (const entry of plan.names ? namedEntries(dir, plan.names) : listFolder(dir, problem)) {
       const abs = path.join(dir, entry.name);
       if (isLitter(entry.name)) continue;
       if (plan.select && !plan.select(`${folder}/${entry.name}`)) continue;
@@ -286,6 +291,21 @@ function listFolder(
     return [];
   }
   return entries.sort((a, b) => cmp(a.name, b.name));
+}
+
+/** Entries of `dir` by name, typed like readdir's (a name that vanished is left out). */
+function namedEntries(dir: string, names: readonly string[]): Array<{ name: string; isFile(): boolean; isDirectory(): boolean }> {
+  const out: Array<{ name: string; isFile(): boolean; isDirectory(): boolean }> = [];
+  for (const name of [...names].sort(cmp)) {
+    if (name.includes('/') || name.includes(path.sep) || name === '.' || name === '..') continue;
+    try {
+      const st = fs.lstatSync(path.join(dir, name));
+      out.push({ name, isFile: () => st.isFile(), isDirectory: () => st.isDirectory() });
+    } catch {
+      // gone since the listing: nothing to load
+    }
+  }
+  return out;
 }
 
 function walkAux(

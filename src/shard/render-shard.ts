@@ -62,11 +62,11 @@ export function renderShard(options: ShardOptions): ShardResult {
   if (!checked.ok || !checked.model) return { exitCode: ExitCode.InvalidInput, diagnostics: checked.diagnostics };
   const model = checked.model;
 
-  const rendered = renderFleet(model, checked.runtimes);
+  // Without the GitOps wiring, which depends on every runtime: merge renders it.
+  const rendered = renderFleet(model, checked.runtimes, undefined, new Map(), false);
   const diagnostics = normalizeDiagnostics([...checked.diagnostics, ...rendered.diagnostics]);
   if (rendered.diagnostics.some((d) => d.severity === 'error')) return { exitCode: ExitCode.InvalidInput, diagnostics };
 
-  // The GitOps wiring depends on every runtime: merge renders it.
   const files = new Map<string, string>();
   for (const [rel, content] of rendered.files) if (rel.startsWith('runtimes/')) files.set(rel, content);
 
