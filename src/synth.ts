@@ -400,11 +400,12 @@ function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecor
   const diagnostics = normalizeDiagnostics([...checked.diagnostics, ...parts.flatMap((p) => p.diagnostics)]);
   if (!checked.ok || !checked.model || parts.some((p) => !p.ok) || hasErrors(diagnostics)) return { failed: { exitCode: ExitCode.InvalidInput, diagnostics } };
   const entries: RuntimeEntry[] = [];
+  const recordByName = new Map(Object.values(trusted?.runtimes ?? {}).map((x) => [x.identity.name, x]));
   for (const p of parts) {
     for (const r of p.runtimes) {
       const { file: _file, ...identity } = r.identity;
       const kept = r.kept && options.cacheDir !== undefined;
-      const targets = kept ? (trusted?.runtimes[r.relPath]?.targets ?? Object.values(trusted?.runtimes ?? {}).find((x) => x.identity.name === identity.name)?.targets ?? []) : r.targets;
+      const targets = kept ? (recordByName.get(identity.name)?.targets ?? []) : r.targets;
       entries.push({ relPath: r.relPath, kept, record: { digest: r.digest, identity, diagnostics: r.diagnostics, input: r.input, targets } });
     }
   }

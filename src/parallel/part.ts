@@ -68,7 +68,7 @@ export function partFiles(fleetDir: string, part: number, of: number): Set<strin
 }
 
 /** Runtime files loaded at once: memory holds one chunk's parse, resolution and cdk8s trees. */
-const CHUNK = 1000;
+const CHUNK = 500;
 
 /**
  * Renders a part chunk by chunk: each chunk's files go to `onFiles` at once (and are then dropped);

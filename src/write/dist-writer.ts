@@ -2,26 +2,33 @@
 // committed in dist/, so a half-written tree, a stale file or a write through a symlink is a cluster
 // change nobody reviewed (PRODUCT.md "Output"; hostile-inputs H43, H53, H56-H59).
 //
-// Protocol (every step below runs under the lock `<outDir>.lock`):
-//   1. recover: `.dist.old-*` without dist/ -> rename it back; delete `.dist.tmp-*`, then `.dist.old-*`.
+// Protocol (every step below runs under the lock `<outDir>.lock`; openDist does 1-2, the session's
+// add() does 4 file by file as the renderer produces them, commit() does 3 and 5-7):
+//   1. recover: `.dist.old-*` without dist/ -> undo its journal, rename it back; delete `.dist.tmp-*`,
+//      then `.dist.old-*`.
 //   2. inspect dist/: refuse a symlink, a non-folder, a folder without index, foreign files.
-//   3. no-op if the new tree equals dist/ byte for byte.
-//   4. build `.dist.tmp-<id>/tree/` with open(…, 'wx') for every file whose content changed; files
-//      (and whole folders) equal to the old tree are not written but listed in the journal
-//      `.dist.tmp-<id>/moves.json`; make it durable (one syncfs, or an fsync per file and folder
-//      where syncfs is unavailable), then write `.dist.tmp-<id>/.complete` (beside tree/).
-//   5. rename dist/ -> `.dist.old-<id>`, move the journal's entries from it into tree/ (renames),
-//      rename `.dist.tmp-<id>/tree` -> dist/ (the commit point), fsync the parent.
-//   6. delete the tmp folder and the old tree (renamed to a tmp name first, so an `.old-*` name always
-//      holds a whole tree, never a half-deleted one).
+//   3. no-op if the new tree equals dist/ (byte for byte, or by the index when the caller trusts it).
+//   4. write into `.dist.tmp-<id>/tree/` with open(…, 'wx') every file whose content changed; files
+//      equal to the old tree are not written.
+//   5. plan the renames that produce the new tree and write them as the journal
+//      `.dist.tmp-<id>/moves.json`: either `build` (the unchanged files and whole folders move from
+//      the old tree into tree/, which becomes dist/) or, for a few changes in a large tree, `patch`
+//      (the removed and changed entries of the old tree move to `.dist.tmp-<id>/trash/`, the written
+//      ones move in from tree/, and the old tree becomes dist/ again); make everything durable (one
+//      syncfs, or an fsync per file and folder where syncfs is unavailable), then write
+//      `.dist.tmp-<id>/.complete` (beside tree/).
+//   6. rename dist/ -> `.dist.old-<id>`, do the journal's renames, rename the new tree to dist/ (the
+//      commit point), fsync the parent.
+//   7. delete the tmp folder and (build) the old tree (renamed to a tmp name first, so an `.old-*`
+//      name always holds a tree that recovery can roll back, never a half-deleted one).
 // Why a crash at any instant is safe: before the first rename dist/ is the old tree (plus garbage
 // that step 1 deletes); between the first rename and the commit point dist/ is missing, and step 1
-// moves the journal's entries back from the tmp tree (same <id>) and renames `.dist.old-<id>` back;
-// after the commit point dist/ is the complete, durable new tree. Recovery only ever rolls back, so
-// it never has to trust a tmp tree. Moving unchanged runtimes instead of rewriting them is what makes
-// a one-runtime change cheap in a fleet of thousands;
-// the marker is not what makes this safe, it records that tree/ was complete and fsynced before the
-// swap (a leftover tmp can be told from a torn one) and would allow a roll-forward later.
+// undoes the journal's renames that happened (last first; each rename is atomic) and renames
+// `.dist.old-<id>` back; after the commit point dist/ is the complete, durable new tree. Recovery
+// only ever rolls back, so it never has to trust a tmp tree. Not rewriting unchanged runtimes is
+// what makes a one-runtime change cheap in a fleet of thousands; the marker is not what makes this
+// safe, it records that the new files were complete and fsynced before the swap (a leftover tmp can
+// be told from a torn one) and would allow a roll-forward later.
 
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
