@@ -72,15 +72,6 @@ export function saveRunRecord(cacheDir: string, cwd: string, fleetRoot: string, 
   }
 }
 
-/** Forgets the record (before a run whose outcome it could otherwise misdescribe). */
-export function dropRunRecord(cacheDir: string, cwd: string, fleetRoot: string, outDir: string): void {
-  try {
-    fs.rmSync(recordFile(cacheDir, cwd, fleetRoot, outDir), { force: true });
-  } catch {
-    // best effort
-  }
-}
-
 /** Digest of everything above the runtime files: the program, fleet.yaml, groups, auxiliary files and options. */
 export function layersKey(layers: LoadedLayers, options: Readonly<Record<string, unknown>>): string {
   const h = createHash('sha256').update(codeKey()).update('\0').update(JSON.stringify(options)).update('\0');
