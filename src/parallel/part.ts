@@ -85,7 +85,8 @@ export function renderPart(req: PartRequest, onFiles: (files: ChunkFiles, runtim
   }
   return {
     ok: results.every((r) => r.ok),
-    layersKey: results[0]!.layersKey,
+    // Chunks that saw different fleet-wide inputs (the fleet changed meanwhile) void the part.
+    layersKey: results.every((r) => r.layersKey === results[0]!.layersKey) ? results[0]!.layersKey : '',
     diagnostics: normalizeDiagnostics(results.flatMap((r) => r.diagnostics)),
     identities: results.flatMap((r) => r.identities),
     runtimes: results.flatMap((r) => r.runtimes),

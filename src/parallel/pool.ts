@@ -1,8 +1,9 @@
 // Runs the parts of a synth in worker threads and waits for them synchronously (the pipeline is
-// synchronous end to end): each worker posts its result on its own MessageChannel and flips a
-// shared flag; the main thread sleeps on the flags (Atomics.wait) and then takes the messages with
-// receiveMessageOnPort. A worker that fails makes the whole run fail (the caller falls back to one
-// thread), never a partial dist/.
+// synchronous end to end): each worker posts every chunk's files and at last its result on its own
+// MessageChannel and bumps a shared counter after each message; the main thread sleeps on the
+// counter (Atomics.wait), takes the messages with receiveMessageOnPort and hands the files to the
+// writer as they come. A worker that fails makes the parts fail as a whole (the caller aborts the
+// write and falls back to the whole-fleet pipeline), never a partial dist/.
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
