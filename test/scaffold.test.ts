@@ -249,7 +249,7 @@ describe('template builders', () => {
   });
 
   it('ignores dependencies, the cache, the lock and the leftovers of a killed synth', () => {
-    expect(gitignore().trim().split('\n')).toEqual(['node_modules/', '.cache/', '*.lock', '.dist.tmp-*', '.dist.old-*']);
+    expect(gitignore().trim().split('\n')).toEqual(['node_modules/', '.cache/', '*.lock', '.dist.tmp-*', '.dist.old-*', 'dist.shard-*/']);
   });
 
   it('writes the CI workflow, the same as the example and as in docs/ci.md', () => {

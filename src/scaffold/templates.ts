@@ -173,13 +173,14 @@ export function exampleRuntimes(newId: () => string): RuntimeTemplate[] {
   return [make('example-dev', 'development', 'kyma-dev'), make('example-prod', 'production', 'kyma-prod')];
 }
 
-/** Ignored files: dependencies, the parse cache, the writer's lock and leftovers of a killed synth. */
+/** Ignored files: dependencies, the parse cache, the writer's lock, leftovers of a killed synth and shard folders (CI artifacts). */
 export function gitignore(): string {
   return `node_modules/
 .cache/
 *.lock
 .dist.tmp-*
 .dist.old-*
+dist.shard-*/
 `;
 }
 
