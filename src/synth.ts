@@ -5,19 +5,17 @@ import * as path from 'node:path';
 import { checkFleet } from './fleet/check';
 import { type LoadedLayers, loadFleet, type RuntimePlan } from './fleet/load';
 import { type FleetModel, identityOf } from './fleet/model';
-import { EXTENSIONS } from './extensions';
 import type { ResolvedRuntime } from './fleet/resolve';
 import { cmp, type Diagnostic, ExitCode, hasErrors, normalizeDiagnostics } from './lib/diagnostics';
 import { partFiles, type PartResult } from './parallel/part';
 import { runParts, workerCount } from './parallel/pool';
 import { fleetInputDigest, runtimeInputDigest } from './render/input-digest';
 import { runtimeGitopsFiles } from './render/gitops';
-import { renderFleet, type UnchangedRuntime } from './render/render-fleet';
-import { type Target, TARGETS } from './render/render-runtime';
+import { renderFleet, targetsByRuntime, type UnchangedRuntime } from './render/render-fleet';
 import { diffTrees, type TreeDiff } from './render/tree-diff';
 import { type DistIndex, type DistSession, openDist, type Problem, readIndexText, type WriteResult } from './write/dist-writer';
 import { parseIndex, sha256 } from './write/index-file';
-import { epochOf, layersKey, loadRunRecord, type RunRecord, type RuntimeRecord, saveRunRecord } from './write/run-record';
+import { epochOf, layersKey, loadRunRecord, recordedDiagnostics, type RunRecord, type RuntimeRecord, saveRunRecord, shownDiagnostics, timeThresholds } from './write/run-record';
 import { readCurrentDist } from './write/read-dist';
 
 export interface SynthOptions {
@@ -64,14 +62,13 @@ function runtimesOf(files: Iterable<string>): Set<string> {
 }
 
 /**
- * Refuses to remove more than `maxShare` of the previously rendered runtimes at once (a wrong
+ * Refuses to remove more than `maxShare` of the previously rendered runtimes (`after`: the runtime
+ * names of the new tree) at once (a wrong
  * --fleet path or a bad merge must not orphan half a landscape); removing one is always allowed.
  */
-export function massRemovalProblem(previous: DistIndex | undefined, next: ReadonlyMap<string, unknown> | ReadonlySet<string>, maxShare: number): Problem | undefined {
+export function massRemovalProblem(previous: DistIndex | undefined, after: ReadonlySet<string>, maxShare: number): Problem | undefined {
   if (!previous) return undefined;
   const before = runtimesOf(Object.keys(previous.files));
-  // A map holds the files of the new tree; a set, the names of its runtimes.
-  const after = next instanceof Map ? runtimesOf(next.keys()) : (next as ReadonlySet<string>);
   const removed = [...before].filter((r) => !after.has(r)).sort();
   if (removed.length < 2 || removed.length <= maxShare * before.size) return undefined;
   const shown = removed.slice(0, 10).join(', ') + (removed.length > 10 ? `, … (${removed.length - 10} more)` : '');
@@ -228,7 +225,7 @@ export function synth(options: SynthOptions): SynthResult {
   if (!result.ok) return { ...base, exitCode: result.exitCode, problem: result.problem };
 
   if (cacheDir) {
-    const thresholds = EXTENSIONS.flatMap((e) => (e.timeThresholds ? [...e.timeThresholds(model.extensionState.get(e.name) as never)] : [])).sort((a, b) => a - b);
+    const thresholds = timeThresholds(model);
     saveRunRecord(cacheDir, options.cwd, fleetRoot, outDir, {
       version: 2,
       key,
@@ -260,24 +257,6 @@ function peekLayers(options: SynthOptions, keyOptions: Readonly<Record<string, u
     },
   });
   return { key, runtimeFiles };
-}
-
-/** Targets of the runtimes/** files in `files`, by runtime name. */
-function targetsByRuntime(files: Iterable<string>): Map<string, Target[]> {
-  const out = new Map<string, Target[]>();
-  for (const rel of files) {
-    const m = /^runtimes\/([^/]+)\/([^/]+)\//.exec(rel);
-    if (!m) continue;
-    const list = out.get(m[1]!) ?? [];
-    if (!list.includes(m[2] as Target)) list.push(m[2] as Target);
-    out.set(m[1]!, list);
-  }
-  return out;
-}
-
-/** Diagnostics of a runtime as the record keeps them: its own file as '' (re-derived on reuse). */
-function ownDiagnostics(diagnostics: readonly Diagnostic[], file: string): Diagnostic[] {
-  return diagnostics.map((d) => (d.file === file ? { ...d, file: '' } : d));
 }
 
 /** The input side in this thread: reused files from the record, everything else parsed here. */
@@ -314,7 +293,7 @@ function gatherSequential(options: SynthOptions, trusted: RunRecord | undefined,
   const reusedFiles = checked.reusedRuntimes;
   const diagnostics = normalizeDiagnostics([
     ...checked.diagnostics,
-    ...reusedFiles.flatMap((f) => reusable!.runtimes[f.relPath]!.diagnostics.map((d) => (d.file === '' ? { ...d, file: f.file } : d))),
+    ...reusedFiles.flatMap((f) => shownDiagnostics(reusable!.runtimes[f.relPath]!.diagnostics, f.file)),
   ]);
   if (!checked.ok || !checked.model) return { failed: { exitCode: ExitCode.InvalidInput, diagnostics } };
   const model = checked.model;
@@ -338,9 +317,9 @@ function gatherSequential(options: SynthOptions, trusted: RunRecord | undefined,
       record: {
         digest: loaded.digest,
         identity,
-        diagnostics: ownDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
+        diagnostics: recordedDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
         input: inputOf(model, r),
-        targets: kept ? byName.get(r.runtime.name)!.targets : TARGETS.filter((t) => targets.get(r.runtime.name)?.includes(t)),
+        targets: kept ? byName.get(r.runtime.name)!.targets : (targets.get(r.runtime.name) ?? []),
       },
     });
   }

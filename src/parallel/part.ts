@@ -12,9 +12,9 @@ import { checkFleet } from '../fleet/check';
 import { identityOf, type RuntimeIdentity } from '../fleet/model';
 import { type Diagnostic, normalizeDiagnostics } from '../lib/diagnostics';
 import { fleetInputDigest, runtimeInputDigest } from '../render/input-digest';
-import { renderFleet } from '../render/render-fleet';
-import { type Target, TARGETS } from '../render/render-runtime';
-import { layersKey } from '../write/run-record';
+import { renderFleet, targetsByRuntime } from '../render/render-fleet';
+import type { Target } from '../render/render-runtime';
+import { layersKey, recordedDiagnostics } from '../write/run-record';
 
 export interface PartRequest {
   readonly fleetDir: string;
@@ -130,14 +130,7 @@ function renderChunk(req: PartRequest, mine: ReadonlySet<string>): { result: Par
     if (req.previousInputs[r.runtime.name] === input) kept.set(r.runtime.name, { runtimeID: r.runtime.runtimeID, targets: [] });
   }
   const rendered = renderFleet(model, checked.runtimes, EXTENSIONS, kept, false);
-  const targets = new Map<string, Target[]>();
-  for (const rel of rendered.files.keys()) {
-    const m = /^runtimes\/([^/]+)\/([^/]+)\//.exec(rel);
-    if (!m) continue;
-    const list = targets.get(m[1]!) ?? [];
-    if (!list.includes(m[2] as Target)) list.push(m[2] as Target);
-    targets.set(m[1]!, list);
-  }
+  const targets = targetsByRuntime(rendered.files.keys());
   const runtimes: PartRuntime[] = checked.runtimes.map((r) => {
     const loaded = checked.runtimeFiles.get(r.runtime.file)!;
     return {
@@ -145,9 +138,9 @@ function renderChunk(req: PartRequest, mine: ReadonlySet<string>): { result: Par
       file: r.runtime.file,
       digest: loaded.digest,
       identity: identityOf(r.runtime),
-      diagnostics: (checked.runtimeDiagnostics.get(r.runtime.file) ?? []).map((d) => (d.file === r.runtime.file ? { ...d, file: '' } : d)),
+      diagnostics: recordedDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
       input: inputs.get(r.runtime.name)!,
-      targets: TARGETS.filter((t) => targets.get(r.runtime.name)?.includes(t)),
+      targets: targets.get(r.runtime.name) ?? [],
       kept: kept.has(r.runtime.name),
     };
   });

@@ -26,6 +26,19 @@ export interface RenderedFleet {
   readonly diagnostics: Diagnostic[];
 }
 
+/** The target folders of each runtime among dist-relative paths (runtimes/<name>/<target>/...), by runtime name. */
+export function targetsByRuntime(paths: Iterable<string>): Map<string, Target[]> {
+  const found = new Map<string, Set<string>>();
+  for (const rel of paths) {
+    const m = /^runtimes\/([^/]+)\/([^/]+)\//.exec(rel);
+    if (!m) continue;
+    const set = found.get(m[1]!) ?? new Set<string>();
+    set.add(m[2]!);
+    found.set(m[1]!, set);
+  }
+  return new Map([...found].map(([name, set]) => [name, TARGETS.filter((t) => set.has(t))]));
+}
+
 /** File name of a manifest inside its target folder: <kind>-<name>.yaml. */
 export function manifestFileName(m: Manifest): string {
   return `${m.kind.toLowerCase()}-${m.metadata.name}.yaml`;

@@ -1,10 +1,9 @@
 // What `synth --shard` and `merge` must agree on.
 
 import * as path from 'node:path';
-import { EXTENSIONS } from '../extensions';
 import type { LoadedLayers } from '../fleet/load';
 import type { FleetModel } from '../fleet/model';
-import { epochOf, layersKey } from '../write/run-record';
+import { epochOf, layersKey, timeThresholds } from '../write/run-record';
 
 /**
  * The key of the fleet-wide inputs that every shard records and merge compares. Always computed as
@@ -16,8 +15,7 @@ export function shardKey(layers: LoadedLayers): string {
 
 /** How many time thresholds of the extensions (Falco version expiries) lie before `now`. */
 export function epochAt(model: FleetModel, now: Date): number {
-  const thresholds = EXTENSIONS.flatMap((e) => (e.timeThresholds ? [...e.timeThresholds(model.extensionState.get(e.name) as never)] : [])).sort((a, b) => a - b);
-  return epochOf(thresholds, now);
+  return epochOf(timeThresholds(model), now);
 }
 
 /** A path as shown to the user: relative to the current folder, forward slashes. */

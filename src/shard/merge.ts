@@ -19,6 +19,7 @@ import { cmp, type Diagnostic, type DocPath, ExitCode, formatField, normalizeDia
 import { renderFleet, type UnchangedRuntime } from '../render/render-fleet';
 import { massRemovalProblem } from '../synth';
 import { type Problem, writeDist } from '../write/dist-writer';
+import { shownDiagnostics } from '../write/run-record';
 import { type DistIndex, INDEX_FILE, loadIndex, readDistIndex, sha256 } from '../write/index-file';
 import { shardOf } from './assign';
 import { displayPath, epochAt, shardKey } from './common';
@@ -153,7 +154,7 @@ export function mergeShards(options: MergeOptions): MergeResult {
   // Warnings the shards recorded for their runtimes, shown as this run sees their files.
   const recorded: Diagnostic[] = [];
   for (const f of checked.reusedRuntimes) {
-    for (const d of covered.get(f.relPath)?.entry.diagnostics ?? []) recorded.push(d.file === '' ? { ...d, file: f.file } : d);
+    recorded.push(...shownDiagnostics(covered.get(f.relPath)?.entry.diagnostics ?? [], f.file));
   }
   const failing = !checked.ok || !checked.model || stale.length > 0;
 
@@ -183,13 +184,12 @@ export function mergeShards(options: MergeOptions): MergeResult {
     files.set(rel, content);
   }
   const sorted = new Map([...files].sort(([a], [b]) => cmp(a, b)));
-  const every = new Map<string, string>([...sorted, ...reuse]);
 
   const result = writeDist({
     outDir,
     files: sorted,
     reuse,
-    guard: options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, every, model.options.maxRemovalShare),
+    guard: options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, new Set(unchanged.keys()), model.options.maxRemovalShare),
   });
   const base = { exitCode: ExitCode.Ok, diagnostics, runtimes: unchanged.size };
   if (!result.ok) return { ...base, exitCode: result.exitCode, problem: result.problem };

@@ -9,9 +9,9 @@ import * as path from 'node:path';
 import { checkFleet } from '../fleet/check';
 import { identityOf } from '../fleet/model';
 import { cmp, type Diagnostic, ExitCode, normalizeDiagnostics } from '../lib/diagnostics';
-import { renderFleet } from '../render/render-fleet';
-import { TARGETS } from '../render/render-runtime';
+import { renderFleet, targetsByRuntime } from '../render/render-fleet';
 import { type Problem, writeDist } from '../write/dist-writer';
+import { recordedDiagnostics } from '../write/run-record';
 import { type ShardSpec, shardOf } from './assign';
 import { epochAt, shardKey } from './common';
 import { MANIFEST_FILE, MANIFEST_KIND, serializeManifest, type ShardRuntime } from './manifest';
@@ -70,6 +70,7 @@ export function renderShard(options: ShardOptions): ShardResult {
   const files = new Map<string, string>();
   for (const [rel, content] of rendered.files) if (rel.startsWith('runtimes/')) files.set(rel, content);
 
+  const targets = targetsByRuntime(files.keys());
   const entries: ShardRuntime[] = [];
   for (const r of checked.runtimes) {
     const loaded = checked.runtimeFiles.get(r.runtime.file);
@@ -81,9 +82,9 @@ export function renderShard(options: ShardOptions): ShardResult {
       digest: loaded.digest,
       identity,
       runtimeID: r.runtime.runtimeID,
-      targets: TARGETS.filter((t) => files.has(`runtimes/${name}/${t}/kustomization.yaml`)),
+      targets: targets.get(name) ?? [],
       // As synth's run record keeps them: the runtime's own file as '' (merge shows it as it sees it).
-      diagnostics: (checked.runtimeDiagnostics.get(r.runtime.file) ?? []).map((d) => (d.file === r.runtime.file ? { ...d, file: '' } : d)),
+      diagnostics: recordedDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
     });
   }
   entries.sort((a, b) => cmp(a.relPath, b.relPath));

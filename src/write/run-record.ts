@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { LoadedLayers } from '../fleet/load';
-import type { RuntimeIdentity } from '../fleet/model';
+import type { FleetModel, RuntimeIdentity } from '../fleet/model';
+import { EXTENSIONS } from '../extensions';
 import { codeKey } from '../lib/code-key';
 import type { Diagnostic } from '../lib/diagnostics';
 import type { Target } from '../render/render-runtime';
@@ -85,4 +86,19 @@ export function layersKey(layers: LoadedLayers, options: Readonly<Record<string,
 export function epochOf(thresholds: readonly number[], now: Date): number {
   const t = now.getTime();
   return thresholds.filter((x) => x < t).length;
+}
+
+/** Instants at which the extensions' time-dependent rules change their verdict (sorted). */
+export function timeThresholds(model: FleetModel): number[] {
+  return EXTENSIONS.flatMap((e) => (e.timeThresholds ? [...e.timeThresholds(model.extensionState.get(e.name) as never)] : [])).sort((a, b) => a - b);
+}
+
+/** A runtime's diagnostics as a record keeps them: its own file as '' (display paths depend on the working folder). */
+export function recordedDiagnostics(diagnostics: readonly Diagnostic[], file: string): Diagnostic[] {
+  return diagnostics.map((d) => (d.file === file ? { ...d, file: '' } : d));
+}
+
+/** Recorded diagnostics of a runtime, shown for its file as it is displayed in this run. */
+export function shownDiagnostics(diagnostics: readonly Diagnostic[], file: string): Diagnostic[] {
+  return diagnostics.map((d) => (d.file === '' ? { ...d, file } : d));
 }
