@@ -1,7 +1,7 @@
 // Printing diagnostics at the edge: one line per problem in the contract's
 // `<file>:<line>:<col>:` form, plus GitHub Actions annotations when running there.
 
-import { type Diagnostic, formatDiagnostic } from '../lib/diagnostics';
+import { type Diagnostic, ExitCode, formatDiagnostic } from '../lib/diagnostics';
 import type { Problem } from '../write/dist-writer';
 
 export interface Streams {
@@ -60,4 +60,37 @@ export function printProblem(outDir: string, problem: Problem, streams: Streams)
   streams.err(`${outDir}: error: ${problem.message} [${problem.code}]\n`);
   for (const p of (problem.paths ?? []).slice(0, 20)) streams.err(`  ${p}\n`);
   if (streams.env.GITHUB_ACTIONS === 'true') streams.out(`::error title=${problem.code}::${escapeAnnotation(problem.message)}\n`);
+}
+
+/** The outcome of a command that writes an out folder (synth, synth --shard, merge). */
+export interface WriteOutcome {
+  readonly exitCode: number;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly problem?: Problem;
+  readonly changed?: boolean;
+  readonly written?: number;
+  readonly removed?: number;
+}
+
+/**
+ * Prints what such a command did: its diagnostics, then the write problem, the error count (`who`
+ * had errors, `out` left unchanged) or the summary line `<out>: written (<what>, N files…)`.
+ * Returns the exit code.
+ */
+export function reportWrite(r: WriteOutcome, labels: { readonly who: string; readonly out: string; readonly what: string }, streams: Streams): number {
+  printDiagnostics(r.diagnostics, streams);
+  if (r.problem) {
+    printProblem(labels.out, r.problem, streams);
+    return r.exitCode;
+  }
+  if (r.exitCode !== ExitCode.Ok) {
+    streams.err(`${labels.who}: ${plural(countBySeverity(r.diagnostics).errors, 'error')}; ${labels.out}/ left unchanged\n`);
+    return r.exitCode;
+  }
+  streams.out(
+    r.changed
+      ? `${labels.out}: written (${labels.what}, ${plural(r.written ?? 0, 'file')}${r.removed ? `, ${plural(r.removed, 'file')} removed` : ''})\n`
+      : `${labels.out}: up to date, nothing written (${labels.what})\n`,
+  );
+  return ExitCode.Ok;
 }

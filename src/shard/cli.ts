@@ -1,9 +1,8 @@
 // `kyma-fleet synth --shard I/N`: the command-line side (the option lives on synth, see
 // src/cli/commands/synth.ts; the work in render-shard.ts).
 
-import { ExitCode } from '../lib/diagnostics';
 import { cacheDirFor, evaluationTime, UsageError } from '../cli/options';
-import { countBySeverity, plural, printDiagnostics, printProblem, type Streams } from '../cli/report';
+import { plural, reportWrite, type Streams } from '../cli/report';
 import { defaultShardOut, parseShardSpec } from './assign';
 import { renderShard } from './render-shard';
 
@@ -43,20 +42,5 @@ export function synthShard(flags: ShardFlags, streams: Streams, setExit: (code: 
     // Immutable fields are checked against the full render, as plain synth checks its --out.
     previousDist: 'dist',
   });
-  printDiagnostics(r.diagnostics, streams);
-  if (r.problem) {
-    printProblem(out, r.problem, streams);
-    return setExit(r.exitCode);
-  }
-  if (r.exitCode !== ExitCode.Ok) {
-    streams.err(`${flags.fleet}: ${plural(countBySeverity(r.diagnostics).errors, 'error')}; ${out}/ left unchanged\n`);
-    return setExit(r.exitCode);
-  }
-  const what = `shard ${spec.index} of ${spec.of}, ${plural(r.runtimes ?? 0, 'runtime')}`;
-  streams.out(
-    r.changed
-      ? `${out}: written (${what}, ${plural(r.written ?? 0, 'file')}${r.removed ? `, ${plural(r.removed, 'file')} removed` : ''})\n`
-      : `${out}: up to date, nothing written (${what})\n`,
-  );
-  setExit(ExitCode.Ok);
+  setExit(reportWrite(r, { who: flags.fleet, out, what: `shard ${spec.index} of ${spec.of}, ${plural(r.runtimes ?? 0, 'runtime')}` }, streams));
 }

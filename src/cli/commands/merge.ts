@@ -3,10 +3,9 @@
 // and docs/sharding.md.
 
 import { Command, Option } from 'commander';
-import { ExitCode } from '../../lib/diagnostics';
 import { mergeShards } from '../../shard/merge';
 import { evaluationTime, fleetOption, nowOption, outOption } from '../options';
-import { countBySeverity, plural, printDiagnostics, printProblem, type Streams } from '../report';
+import { plural, reportWrite, type Streams } from '../report';
 
 interface MergeFlags {
   fleet: string;
@@ -33,20 +32,6 @@ export function mergeCommand(streams: Streams, setExit: (code: number) => void):
         now: evaluationTime(flags.now, streams.env),
         allowMassRemoval: flags.allowMassRemoval,
       });
-      printDiagnostics(r.diagnostics, streams);
-      if (r.problem) {
-        printProblem(flags.out, r.problem, streams);
-        return setExit(r.exitCode);
-      }
-      if (r.exitCode !== ExitCode.Ok) {
-        streams.err(`merge: ${plural(countBySeverity(r.diagnostics).errors, 'error')}; ${flags.out}/ left unchanged\n`);
-        return setExit(r.exitCode);
-      }
-      streams.out(
-        r.changed
-          ? `${flags.out}: written (${plural(r.runtimes ?? 0, 'runtime')}, ${plural(r.written ?? 0, 'file')}${r.removed ? `, ${plural(r.removed, 'file')} removed` : ''})\n`
-          : `${flags.out}: up to date, nothing written (${plural(r.runtimes ?? 0, 'runtime')})\n`,
-      );
-      setExit(ExitCode.Ok);
+      setExit(reportWrite(r, { who: 'merge', out: flags.out, what: plural(r.runtimes ?? 0, 'runtime') }, streams));
     });
 }

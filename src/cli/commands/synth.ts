@@ -8,7 +8,7 @@ import { synthShard } from '../../shard/cli';
 import { diffDist, synth } from '../../synth';
 import { createProgress, NO_PROGRESS } from '../progress';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption } from '../options';
-import { countBySeverity, plural, printDiagnostics, printProblem, type Streams } from '../report';
+import { countBySeverity, plural, printDiagnostics, reportWrite, type Streams } from '../report';
 
 interface SynthFlags {
   cache?: boolean;
@@ -69,20 +69,6 @@ export function synthCommand(streams: Streams, setExit: (code: number) => void):
       } finally {
         bar.end();
       }
-      printDiagnostics(r.diagnostics, streams);
-      if (r.problem) {
-        printProblem(flags.out, r.problem, streams);
-        return setExit(r.exitCode);
-      }
-      if (r.exitCode !== ExitCode.Ok) {
-        streams.err(`${flags.fleet}: ${plural(countBySeverity(r.diagnostics).errors, 'error')}; ${flags.out}/ left unchanged\n`);
-        return setExit(r.exitCode);
-      }
-      streams.out(
-        r.changed
-          ? `${flags.out}: written (${plural(r.runtimes ?? 0, 'runtime')}, ${plural(r.written ?? 0, 'file')}${r.removed ? `, ${plural(r.removed, 'file')} removed` : ''})\n`
-          : `${flags.out}: up to date, nothing written (${plural(r.runtimes ?? 0, 'runtime')})\n`,
-      );
-      setExit(ExitCode.Ok);
+      setExit(reportWrite(r, { who: flags.fleet, out: flags.out, what: plural(r.runtimes ?? 0, 'runtime') }, streams));
     });
 }

@@ -3,7 +3,7 @@
 import { Command, Option } from 'commander';
 import { checkFleet } from '../../fleet/check';
 import { ExitCode } from '../../lib/diagnostics';
-import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
+import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outputOption } from '../options';
 import { countBySeverity, plural, printDiagnostics, type Streams } from '../report';
 
 interface ValidateFlags {
