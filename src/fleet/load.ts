@@ -3,12 +3,12 @@
 // fleet, oversized files, `.yml` twins), and hands each declaration to the YAML gate.
 // `status/` is never read: it is written by `kyma-fleet status`.
 
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EXTENSIONS } from '../extensions';
 import type { AuxFile, ExtensionPlugin } from '../extensions/types';
 import { appendAll, type Diagnostic, cmp } from '../lib/diagnostics';
+import { sha256 } from '../lib/digest';
 import { NO_CACHE, type ParseCache } from './parse-cache';
 import { MAX_FILE_BYTES, parseFleetYaml } from './parse-yaml';
 import type { PositionIndex } from './positions';
@@ -190,7 +190,7 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
     if (!bytes) return undefined;
     const file = display(abs);
     const relPath = toSlash(path.relative(root, abs));
-    const digest = sha256Hex(bytes);
+    const digest = sha256(bytes);
     if (reuse?.(relPath, digest)) {
       result.reusedRuntimes.push({ relPath, file, digest });
       cache.keep(digest);
@@ -350,8 +350,4 @@ function lexists(p: string): boolean {
 
 function toSlash(p: string): string {
   return p.split(path.sep).join('/');
-}
-
-function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Diagnostic } from '../lib/diagnostics';
+import { sha256 } from '../lib/digest';
 import { packageVersion } from '../lib/version';
 import type { ParsedYaml } from './parse-yaml';
 import { PositionIndex, type SerializedPositions } from './positions';
@@ -83,7 +84,7 @@ export function openParseCache(cacheDir: string, fleetRoot: string): ParseCache 
   const dirty = new Set<string>();
   return {
     parse(bytes, displayFile, parse, known) {
-      const digest = known ?? createHash('sha256').update(bytes).digest('hex');
+      const digest = known ?? sha256(bytes);
       const hit = used.get(digest) ?? (Object.hasOwn(load(bucketOf(digest)), digest) ? load(bucketOf(digest))[digest] : undefined);
       if (hit) {
         used.set(digest, hit);

@@ -2,7 +2,6 @@
 // their sha256. It is what lets the writer delete stale output safely (only files it owns) and
 // refuse a dist/ that holds anything else (hostile-inputs H43, H56).
 
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
@@ -16,9 +15,7 @@ export interface DistIndex {
   files: Record<string, string>;
 }
 
-export function sha256(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
-}
+export { sha256 } from '../lib/digest';
 
 /**
  * Canonical text of an index: keys sorted at every level, 2-space indent, trailing newline.

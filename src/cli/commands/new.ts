@@ -5,7 +5,7 @@
 // policies) no longer validates with it. Exit codes: 0 written, 1 conflicts with the fleet or the
 // fleet is invalid (nothing written), 2 usage (missing or malformed options), 4 I/O.
 
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
@@ -16,6 +16,7 @@ import { parseFleetYaml } from '../../fleet/parse-yaml';
 import { kymaRuntimeSchema } from '../../fleet/schema';
 import { validateFleet } from '../../fleet/validate';
 import { type Diagnostic, ExitCode, formatDiagnostic, hasErrors } from '../../lib/diagnostics';
+import { sha256 } from '../../lib/digest';
 import { fsyncDir, fsyncFile } from '../../write/fsync';
 import { dnsLabelNameProblem } from '../../scaffold/names';
 import { runtimeYaml, SCHEMAS_FOLDER, schemaFileName } from '../../scaffold/templates';
@@ -138,7 +139,7 @@ function newRuntimeCommand(streams: Streams, setExit: (code: number) => void): C
       });
       const parsed = parseFleetYaml(Buffer.from(text, 'utf8'), file);
       const candidate: LoadedDocument[] =
-        parsed.data === undefined ? [] : [{ expectedKind: 'KymaRuntime', relPath, file, data: parsed.data, positions: parsed.positions, digest: createHash('sha256').update(text).digest('hex') }];
+        parsed.data === undefined ? [] : [{ expectedKind: 'KymaRuntime', relPath, file, data: parsed.data, positions: parsed.positions, digest: sha256(text) }];
       const validated = validateFleet({ ...loaded, runtimes: [...loaded.runtimes, ...candidate] }, { now, allowEmpty: true });
       const all = [...parsed.diagnostics, ...validated.diagnostics].filter((d) => d.severity === 'error');
       const elsewhere = all.filter((d) => d.file !== file);
