@@ -16,6 +16,7 @@ import {
   type Document,
 } from 'yaml';
 import { type Diagnostic, type DocPath, formatField, quote } from '../lib/diagnostics';
+import { fastParseYaml } from './fast-yaml';
 import { PositionIndex, type SourcePos } from './positions';
 
 /** Files above this size are refused before reading (runtime files are a few KB). */
@@ -79,6 +80,24 @@ export function parseFleetYaml(bytes: Uint8Array, file: string): ParsedYaml {
     return fail('E_TOO_DEEP', depth.line, depth.col, `nesting deeper than ${MAX_DEPTH} levels is not allowed`);
   }
 
+  // The common shape is read by the fast path; anything else (and every error) by the `yaml` package.
+  const fast = fastParseYaml(text);
+  if (fast) return { data: fast.data, positions: fast.positions, diagnostics };
+  return parseWithYamlPackage(text, file);
+}
+
+/**
+ * The full path of the gate, after the encoding, character and depth checks: `yaml` parses the
+ * text, and every construct the fleet format forbids is reported with its position. Exported for
+ * the test that proves the fast path equal to it.
+ */
+export function parseWithYamlPackage(text: string, file: string): ParsedYaml {
+  const diagnostics: Diagnostic[] = [];
+  const empty = new PositionIndex();
+  const fail = (code: string, line: number, col: number, message: string, field = ''): ParsedYaml => {
+    diagnostics.push({ severity: 'error', code, file, line, col, field, message });
+    return { data: undefined, positions: empty, diagnostics };
+  };
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter });
   const pos = (offset: number): SourcePos => {
