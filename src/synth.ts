@@ -338,6 +338,7 @@ function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecor
   const total = partFiles(path.resolve(options.cwd, options.fleetDir), 0, 1).size;
   const previousInputs: Record<string, string> = {};
   if (options.cacheDir) for (const r of Object.values(trusted?.runtimes ?? {})) previousInputs[r.identity.name] = r.input;
+  const staging = sink.stagingArea();
   let parts: PartResult[];
   try {
     parts = runParts(
@@ -350,9 +351,10 @@ function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecor
         part,
         of: workers,
         previousInputs,
+        staging,
       })),
       (files, runtimes) => {
-        for (const [rel, content] of files) sink.add(rel, content);
+        sink.addStaged(files);
         rendered += runtimes;
         options.progress?.('rendering runtimes', rendered, total);
       },

@@ -176,6 +176,24 @@ describe('incremental synth equals a cold single-threaded synth', () => {
     expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
   });
 
+  it('a part that fails stops the others; the run falls back to the whole-fleet pipeline and leaves no staging tree', () => {
+    const dir = path.join(root, 'failing-part');
+    const fleetDir = path.join(dir, 'fleet');
+    generateFleet(fleetDir, 1200, 9); // 3 chunks of 500 in part 1 of 2: it fails after its first
+    const outDir = path.join(dir, 'dist');
+    const before = process.env.KYMA_FLEET_FAIL_PART;
+    process.env.KYMA_FLEET_FAIL_PART = '1';
+    try {
+      const r = synth({ fleetDir, outDir, cwd: root, now: NOW, cacheDir: path.join(dir, 'cache'), env: { KYMA_FLEET_WORKERS: '2', KYMA_FLEET_PARALLEL_MIN: '1' } });
+      expect(r).toMatchObject({ exitCode: 0, changed: true, runtimes: 1200 });
+    } finally {
+      if (before === undefined) delete process.env.KYMA_FLEET_FAIL_PART;
+      else process.env.KYMA_FLEET_FAIL_PART = before;
+    }
+    expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
+    expect(fs.readdirSync(dir).filter((n) => n.startsWith('.dist.'))).toEqual([]);
+  });
+
   it('reports the warnings of unchanged runtimes again, exactly as a cold run does', () => {
     const dir = path.join(root, 'warnings');
     const fleetDir = path.join(dir, 'fleet');

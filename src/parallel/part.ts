@@ -14,6 +14,7 @@ import { type Diagnostic, normalizeDiagnostics } from '../lib/diagnostics';
 import { fleetInputDigest, runtimeInputDigest } from '../render/input-digest';
 import { renderFleet, targetsByRuntime } from '../render/render-fleet';
 import type { Target } from '../render/render-runtime';
+import { Stager, type StagedFile, type StagingArea } from '../write/dist-writer';
 import { layersKey, recordedDiagnostics } from '../write/run-record';
 
 export interface PartRequest {
@@ -28,6 +29,8 @@ export interface PartRequest {
   readonly of: number;
   /** Input digests of the last render by runtime name: equal ones are not rendered (kept). */
   readonly previousInputs: Readonly<Record<string, string>>;
+  /** The open write's staging tree: the part writes its files there itself (spreading the file-system work over the cores). */
+  readonly staging: StagingArea;
 }
 
 export interface PartRuntime {
@@ -53,8 +56,8 @@ export interface PartResult {
   readonly runtimes: readonly PartRuntime[];
 }
 
-/** runtimes/** files of one chunk's rendered runtimes, handed over as soon as the chunk is done. */
-export type ChunkFiles = ReadonlyArray<readonly [string, string]>;
+/** runtimes/** files of one chunk's rendered runtimes, as staged (written or found equal in dist/) once the chunk is done. */
+export type ChunkFiles = readonly StagedFile[];
 
 /** The runtime files of one part: every `of`-th name of the sorted listing, starting at `part`. */
 export function partFiles(fleetDir: string, part: number, of: number): Set<string> {
@@ -74,14 +77,22 @@ const CHUNK = 500;
  * Renders a part chunk by chunk: each chunk's files go to `onFiles` at once (and are then dropped);
  * the results of all chunks are the part's result.
  */
-export function renderPart(req: PartRequest, onFiles: (files: ChunkFiles, runtimes: number) => void): PartResult {
+export function renderPart(req: PartRequest, onFiles: (files: ChunkFiles, runtimes: number) => void, stopped: () => boolean = () => false): PartResult {
   const mine = [...partFiles(path.resolve(req.cwd, req.fleetDir), req.part, req.of)];
+  const stager = new Stager(req.staging);
   const results: PartResult[] = [];
+  // Test-only fault injection: KYMA_FLEET_FAIL_PART=<part> makes that part throw after its first chunk.
+  const failAfterFirst = process.env.KYMA_FLEET_FAIL_PART === String(req.part);
   for (let i = 0; i === 0 || i < mine.length; i += CHUNK) {
+    if (stopped()) throw new Error('synth part: stopped (another part failed)');
+    if (failAfterFirst && i > 0) throw new Error(`synth part ${req.part}: failing on purpose (KYMA_FLEET_FAIL_PART)`);
     const files = mine.slice(i, i + CHUNK);
     const chunk = renderChunk(req, new Set(files));
     results.push(chunk.result);
-    onFiles(chunk.files, files.length);
+    onFiles(
+      chunk.files.map(([rel, content]) => stager.stage(rel, content)),
+      files.length,
+    );
   }
   return {
     ok: results.every((r) => r.ok),
@@ -93,7 +104,7 @@ export function renderPart(req: PartRequest, onFiles: (files: ChunkFiles, runtim
   };
 }
 
-function renderChunk(req: PartRequest, mine: ReadonlySet<string>): { result: PartResult; files: ChunkFiles } {
+function renderChunk(req: PartRequest, mine: ReadonlySet<string>): { result: PartResult; files: ReadonlyArray<readonly [string, string]> } {
   // The chunk's names only: listing a folder of 100,000 files once per chunk would be quadratic.
   const names = [...mine].map((rel) => rel.slice('runtimes/'.length));
   let key = '';

@@ -1,8 +1,8 @@
 // Runs the parts of a synth in worker threads and waits for them synchronously (the pipeline is
 // synchronous end to end): each worker posts every chunk's files and at last its result on its own
 // MessageChannel and bumps a shared counter after each message; the main thread sleeps on the
-// counter (Atomics.wait), takes the messages with receiveMessageOnPort and hands the files to the
-// writer as they come. A worker that fails makes the parts fail as a whole (the caller aborts the
+// counter (Atomics.wait), takes the messages with receiveMessageOnPort and hands what the parts
+// staged (they write their files into the staging tree themselves) to the writer as it comes. A worker that fails makes the parts fail as a whole (the caller aborts the
 // write and falls back to the whole-fleet pipeline), never a partial dist/.
 
 import * as fs from 'node:fs';
@@ -50,7 +50,8 @@ export function runParts(requests: readonly PartRequest[], onFiles: (files: Chun
   if (requests.length === 1) return [renderPart(requests[0]!, onFiles)];
   const script = workerScript();
   if (!script) throw new Error('synth workers: the compiled worker script is missing (run npm run build)');
-  const signal = new SharedArrayBuffer(4);
+  // Slot 0: messages posted (the main thread sleeps on it); slot 1: set to stop the other parts.
+  const signal = new SharedArrayBuffer(8);
   const counter = new Int32Array(signal);
   const running = requests.map((request) => {
     const { port1, port2 } = new MessageChannel();
@@ -65,12 +66,19 @@ export function runParts(requests: readonly PartRequest[], onFiles: (files: Chun
       for (const r of running) {
         for (let m = receiveMessageOnPort(r.port); m && !r.done; m = r.done ? undefined : receiveMessageOnPort(r.port)) {
           const message = m.message as WorkerMessage;
-          if (message.kind === 'files') onFiles(message.files, message.runtimes);
-          else r.done = message;
+          if (message.kind === 'files') {
+            if (Atomics.load(counter, 1) === 0) onFiles(message.files, message.runtimes);
+          } else r.done = message;
         }
+        // A failed part stops the others, and the run waits until they stopped: the caller deletes
+        // the staging tree they write into.
+        if (r.done?.kind === 'done' && !r.done.ok) Atomics.store(counter, 1, 1);
       }
       if (running.every((r) => r.done)) break;
-      if (Date.now() > deadline) throw new Error(`synth workers: no result after ${WORKER_TIMEOUT_MS / 60000} minutes`);
+      if (Date.now() > deadline) {
+        Atomics.store(counter, 1, 1);
+        throw new Error(`synth workers: no result after ${WORKER_TIMEOUT_MS / 60000} minutes`);
+      }
       Atomics.wait(counter, 0, seen, 1000);
     }
   } finally {

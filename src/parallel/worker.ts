@@ -1,6 +1,7 @@
 // Entry point of a synth worker thread: renders the part it is given (part.ts), posting each chunk's
-// files and at last the result on the port it was handed; after every message it bumps the shared
-// counter so the waiting main thread wakes (slot 0: messages posted by all workers; slot 1: done).
+// staged files and at last the result on the port it was handed; after every message it bumps the
+// shared counter so the waiting main thread wakes (slot 0: messages posted by all workers). Slot 1
+// is set by the main thread when another part failed: the worker stops before its next chunk.
 
 import { parentPort, type MessagePort, workerData } from 'node:worker_threads';
 import { type PartRequest, renderPart } from './part';
@@ -20,7 +21,11 @@ if (parentPort) {
     Atomics.notify(counter, 0);
   };
   try {
-    const result = renderPart(request, (files, runtimes) => post({ kind: 'files', files, runtimes }));
+    const result = renderPart(
+      request,
+      (files, runtimes) => post({ kind: 'files', files, runtimes }),
+      () => Atomics.load(counter, 1) !== 0,
+    );
     post({ kind: 'done', ok: true, result });
   } catch (e) {
     post({ kind: 'done', ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });

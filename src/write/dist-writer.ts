@@ -35,7 +35,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
-import { INDEX_FILE, isCode, loadIndex, serializeIndex, sha256, type DistIndex } from './index-file';
+import { INDEX_FILE, isCode, loadIndex, parseIndex, readIndexText, serializeIndex, sha256, type DistIndex } from './index-file';
 import { fsyncDir, fsyncFile } from './fsync';
 import { acquireLock } from './lock';
 
@@ -169,6 +169,66 @@ export interface DistSession {
   commit(guard?: (previous: DistIndex | undefined) => Problem | undefined): WriteResult;
   /** Deletes the staging tree and releases the lock; dist/ is untouched. */
   abort(): void;
+  /**
+   * Where other threads may write files of the new tree themselves (stageFiles), so that writing
+   * 100,000 files is spread over the cores; they hand back what they did with addStaged.
+   */
+  stagingArea(): StagingArea;
+  /** Files another thread wrote into the staging tree, or found equal in dist/, by stageFiles. */
+  addStaged(files: readonly StagedFile[]): void;
+}
+
+/** What a thread needs to write files into an open session's staging tree (structured-clone safe). */
+export interface StagingArea {
+  readonly treeDir: string;
+  readonly outDir: string;
+  readonly verify: boolean;
+  /** sha256 of the text of dist/'s index as the session read it (undefined: no previous tree). */
+  readonly indexDigest: string | undefined;
+}
+
+/** One file of the new tree as staged: its hash, and whether it was written (else dist/ holds it already). */
+export type StagedFile = readonly [rel: string, hash: string, written: boolean];
+
+/**
+ * Writes files into a session's staging tree from any thread, deciding per file exactly as the
+ * session's add() does. Throws on I/O errors (the caller abandons the session).
+ */
+export class Stager {
+  private readonly previous: Readonly<Record<string, string>> | undefined;
+  private readonly made = new Set<string>();
+
+  /** `previous`: the files of dist/'s index when the caller has it (else read from outDir and checked against area.indexDigest). */
+  constructor(
+    private readonly area: StagingArea,
+    previous?: Readonly<Record<string, string>>,
+  ) {
+    if (previous) this.previous = previous;
+    else if (area.indexDigest !== undefined) {
+      const text = readIndexText(area.outDir);
+      const index = text === undefined ? undefined : parseIndex(text);
+      if (text === undefined || sha256(text) !== area.indexDigest || !index) throw new Error(`writeDist: the index of ${area.outDir} changed while this run wrote`);
+      this.previous = index.files;
+    }
+  }
+
+  stage(rel: string, content: string): StagedFile {
+    checkPath(rel);
+    const hash = sha256(content);
+    const old = this.previous && Object.hasOwn(this.previous, rel) ? this.previous[rel] : undefined;
+    if (old === hash && (!this.area.verify || onDiskBytesAre(path.join(this.area.outDir, rel), content))) return [rel, hash, false];
+    const slash = rel.lastIndexOf('/');
+    if (slash > 0) makeDirOnce(this.area.treeDir, rel.slice(0, slash), this.made);
+    writeNewFile(path.join(this.area.treeDir, rel), content);
+    return [rel, hash, true];
+  }
+}
+
+/** Creates treeDir/dir (and its parents) unless `made` says it exists; records it and its ancestors. */
+function makeDirOnce(treeDir: string, dir: string, made: Set<string>): void {
+  if (made.has(dir)) return;
+  fs.mkdirSync(path.join(treeDir, dir), { recursive: true });
+  for (let d = dir; d !== ''; d = d.includes('/') ? d.slice(0, d.lastIndexOf('/')) : '') made.add(d);
 }
 
 /** Takes the lock, recovers what a killed run left, inspects dist/ and creates the staging tree. */
@@ -214,7 +274,7 @@ class Session implements DistSession {
   private readonly written: string[] = [];
   /** Files equal in dist/ (moved at commit, alone or with their whole folder). */
   private readonly same = new Set<string>();
-  private readonly made = new Set<string>();
+  private readonly stager: Stager;
   private failure: NodeJS.ErrnoException | undefined;
   private closed = false;
 
@@ -230,6 +290,7 @@ class Session implements DistSession {
     this.previous = existing.kind === 'tree' ? existing.index : undefined;
     this.tmp = names.at('tmp', id);
     this.treeDir = path.join(this.tmp, 'tree');
+    this.stager = new Stager({ treeDir: this.treeDir, outDir: names.outDir, verify, indexDigest: undefined }, this.previous?.files ?? {});
   }
 
   add(rel: string, content: string): void {
@@ -237,23 +298,36 @@ class Session implements DistSession {
     checkPath(rel);
     if (typeof content !== 'string') throw new Error(`writeDist: content of ${JSON.stringify(rel)} is not a string`);
     if (this.hashes.has(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is added twice`);
-    const hash = sha256(content);
-    this.hashes.set(rel, hash);
-    if (this.failure) return;
-    const old = this.previous && Object.hasOwn(this.previous.files, rel) ? this.previous.files[rel] : undefined;
-    if (old === hash && (!this.verify || onDiskBytesAre(path.join(this.names.outDir, rel), content))) {
-      this.same.add(rel);
+    if (this.failure) {
+      this.hashes.set(rel, '');
       return;
     }
     try {
-      const slash = rel.lastIndexOf('/');
-      if (slash > 0) this.makeDir(rel.slice(0, slash));
-      writeNewFile(path.join(this.treeDir, rel), content);
-      this.written.push(rel);
-      this.steps.tick();
+      this.addStaged([this.stager.stage(rel, content)]);
     } catch (e) {
       if (!isErrno(e)) throw e;
+      this.hashes.set(rel, '');
       this.failure = e;
+    }
+  }
+
+  stagingArea(): StagingArea {
+    const existing = this.existing;
+    return { treeDir: this.treeDir, outDir: this.names.outDir, verify: this.verify, indexDigest: existing.kind === 'tree' ? sha256(existing.indexText) : undefined };
+  }
+
+  addStaged(files: readonly StagedFile[]): void {
+    if (this.closed) throw new Error('writeDist: the session is closed');
+    for (const [rel, hash, written] of files) {
+      checkPath(rel);
+      if (this.hashes.has(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is added twice`);
+      this.hashes.set(rel, hash);
+      if (!written) {
+        this.same.add(rel);
+        continue;
+      }
+      this.written.push(rel);
+      this.steps.tick();
     }
   }
 
@@ -290,12 +364,6 @@ class Session implements DistSession {
       // left for the next run's recovery
     }
     this.lock.release();
-  }
-
-  private makeDir(dir: string): void {
-    if (this.made.has(dir)) return;
-    fs.mkdirSync(path.join(this.treeDir, dir), { recursive: true });
-    for (let d = dir; d !== ''; d = d.includes('/') ? d.slice(0, d.lastIndexOf('/')) : '') this.made.add(d);
   }
 
   private finish(guard?: (previous: DistIndex | undefined) => Problem | undefined): WriteResult {
