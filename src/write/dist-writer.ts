@@ -31,7 +31,7 @@
 // be told from a torn one) and would allow a roll-forward later.
 
 import { randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
@@ -275,6 +275,8 @@ class Session implements DistSession {
   /** Files equal in dist/ (moved at commit, alone or with their whole folder). */
   private readonly same = new Set<string>();
   private readonly stager: Stager;
+  /** Written files when the last early flush started. */
+  private flushedAt = 0;
   private failure: NodeJS.ErrnoException | undefined;
   private closed = false;
 
@@ -328,6 +330,10 @@ class Session implements DistSession {
       }
       this.written.push(rel);
       this.steps.tick();
+    }
+    if (this.written.length >= this.flushedAt + EARLY_FLUSH_FILES) {
+      this.flushedAt = this.written.length;
+      startEarlyFlush(this.treeDir);
     }
   }
 
@@ -815,6 +821,26 @@ function writeNewFile(file: string, content: string): void {
     });
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** Files written between two early flushes of a large staging tree. */
+const EARLY_FLUSH_FILES = 20_000;
+
+/**
+ * Starts writing a large staging tree back to disk while the run goes on rendering (`sync -f` in
+ * the background, not waited for): the flush that makes the tree durable before the swap then
+ * has little left to do, and the disk works while the CPU renders. Best effort: nothing depends
+ * on it, and makeDurable still flushes everything.
+ */
+function startEarlyFlush(treeDir: string): void {
+  if (process.platform !== 'linux') return;
+  try {
+    const child = spawn('sync', ['-f', treeDir], { stdio: 'ignore', detached: false });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // no sync binary: makeDurable falls back to fsync
   }
 }
 
