@@ -26,10 +26,14 @@ export function serializeIndex(files: Iterable<readonly [string, string]>): stri
   let sorted = true;
   for (let i = 1; i < entries.length && sorted; i++) sorted = entries[i - 1]![0] < entries[i]![0];
   if (!sorted) entries.sort((a, b) => cmp(a[0], b[0]));
-  const body = entries.map(([rel, hash]) => `    ${JSON.stringify(rel)}: ${JSON.stringify(hash)}`);
+  // Paths without characters JSON escapes (all of them, in practice) skip JSON.stringify: 110,000 calls each.
+  const body = entries.map(([rel, hash]) => `    ${NEEDS_ESCAPE.test(rel) ? JSON.stringify(rel) : `"${rel}"`}: ${NEEDS_ESCAPE.test(hash) ? JSON.stringify(hash) : `"${hash}"`}`);
   const filesText = body.length === 0 ? '{}' : `{\n${body.join(',\n')}\n  }`;
   return `{\n  "files": ${filesText},\n  "generator": "kyma-fleet",\n  "version": 1\n}\n`;
 }
+
+/** Characters JSON.stringify writes differently from themselves inside a string. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** The last text parsed and its index: one run reads the same index in several stages. */
 let memo: { text: string; index: DistIndex | undefined } | undefined;
