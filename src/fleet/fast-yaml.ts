@@ -4,7 +4,7 @@
 // and produces exactly what the hardened gate's walk of the `yaml` document produces: the same data
 // and the same position index. Anything else, and anything the gate would report, makes it give up
 // (undefined), and the caller parses with `yaml` as before; so errors, odd syntax and hostile input
-// always take the full path. test/fleet/fast-yaml.test.ts proves the equality on generated documents.
+// always take the full path. test/properties/fast-yaml.test.ts proves the equality on generated documents.
 // Pure; runs after the encoding, control-character and depth gates.
 
 import { PositionIndex } from './positions';
@@ -92,7 +92,7 @@ class Parser {
   document(): Record<string, unknown> {
     const first = this.lines[0]!;
     if (!this.isKeyLine(first)) throw GIVE_UP;
-    const data = this.map(0, []);
+    const data = this.map(0, ''); // '' is the key of the root (keyOf([]))
     if (this.i < this.lines.length) throw GIVE_UP;
     return data;
   }
@@ -128,9 +128,9 @@ class Parser {
   }
 
   /** A block mapping whose keys sit at column `indent`, starting at the current line. */
-  private map(indent: number, path: (string | number)[]): Record<string, unknown> {
+  private map(indent: number, at: string): Record<string, unknown> {
     const first = this.lines[this.i]!;
-    this.positions.set(path, this.pos(first, first.indent));
+    this.positions.setAt(at, this.pos(first, first.indent));
     const out: Record<string, unknown> = {};
     const seen = new Set<string>();
     while (this.i < this.lines.length) {
@@ -146,40 +146,40 @@ class Parser {
       const key = this.text.slice(keyStart, colon);
       if (SPECIAL_KEYS.has(key) || seen.has(key)) throw GIVE_UP;
       seen.add(key);
-      const childPath = [...path, key];
+      const childKey = `${at}\u0000${key}`;
       const keyAt = this.pos(line, line.indent);
-      this.positions.setKey(childPath, keyAt);
+      this.positions.setKeyAt(childKey, keyAt);
       const valueStart = this.skipSpaces(colon + 1, line.end);
       this.i++;
       if (valueStart < line.end && this.text.charCodeAt(valueStart) !== 35) {
-        out[key] = this.scalar(line, valueStart, childPath);
+        out[key] = this.scalar(line, valueStart, childKey);
         continue;
       }
       if (valueStart < line.end && this.text.charCodeAt(valueStart - 1) !== 32) throw GIVE_UP;
       const next = this.lines[this.i];
       if (next && next.indent > indent) {
-        out[key] = this.isSeqLine(next) ? this.seq(next.indent, childPath) : this.nestedMap(next, childPath);
+        out[key] = this.isSeqLine(next) ? this.seq(next.indent, childKey) : this.nestedMap(next, childKey);
       } else if (next && next.indent === indent && this.isSeqLine(next)) {
-        out[key] = this.seq(indent, childPath);
+        out[key] = this.seq(indent, childKey);
       } else {
         // `key:` with nothing after it: null, positioned right after the colon.
         if (valueStart < line.end) throw GIVE_UP; // `key: # comment`: leave it to the full parser
-        this.positions.set(childPath, { line: line.number, col: colon - line.start + 2 });
+        this.positions.setAt(childKey, { line: line.number, col: colon - line.start + 2 });
         out[key] = null;
       }
     }
     return out;
   }
 
-  private nestedMap(line: Line, path: (string | number)[]): Record<string, unknown> {
+  private nestedMap(line: Line, at: string): Record<string, unknown> {
     if (!this.isKeyLine(line)) throw GIVE_UP;
-    return this.map(line.indent, path);
+    return this.map(line.indent, at);
   }
 
   /** A block sequence whose dashes sit at column `indent`. */
-  private seq(indent: number, path: (string | number)[]): unknown[] {
+  private seq(indent: number, at: string): unknown[] {
     const first = this.lines[this.i]!;
-    this.positions.set(path, this.pos(first, first.indent));
+    this.positions.setAt(at, this.pos(first, first.indent));
     const out: unknown[] = [];
     while (this.i < this.lines.length) {
       const line = this.lines[this.i]!;
@@ -188,7 +188,7 @@ class Parser {
         if (line.indent === indent && this.isKeyLine(line)) break; // back to the parent mapping
         throw GIVE_UP;
       }
-      const itemPath = [...path, out.length];
+      const itemKey = `${at}\u0000${out.length}`;
       const dash = line.start + line.indent;
       const itemStart = this.skipSpaces(dash + 1, line.end);
       // `-` alone, `- # comment` and `- - x` (a sequence in a sequence): the full parser's.
@@ -197,11 +197,11 @@ class Parser {
       line.indent = itemCol;
       if (this.isKeyLine(line)) {
         // `- key: value`: a mapping whose keys sit at the column of the first key.
-        out.push(this.map(itemCol, itemPath));
+        out.push(this.map(itemCol, itemKey));
       } else {
         line.indent = indent;
         this.i++;
-        out.push(this.scalar(line, itemStart, itemPath));
+        out.push(this.scalar(line, itemStart, itemKey));
       }
     }
     return out;
@@ -220,8 +220,8 @@ class Parser {
   }
 
   /** A scalar (or `[]` / `{}`) from `start` to the end of `line`, an optional comment after it. */
-  private scalar(line: Line, start: number, path: (string | number)[]): unknown {
-    this.positions.set(path, this.pos(line, start - line.start));
+  private scalar(line: Line, start: number, at: string): unknown {
+    this.positions.setAt(at, this.pos(line, start - line.start));
     const c = this.text.charCodeAt(start);
     if (c === 34 /* " */ || c === 39 /* ' */) {
       const quote = this.text[start]!;
@@ -262,7 +262,7 @@ class Parser {
       if (!DECIMAL_NUMBER.test(raw)) throw GIVE_UP; // the gate reports other number forms
       const n = Number(raw);
       if (!Number.isFinite(n) || (Number.isInteger(n) && !Number.isSafeInteger(n)) || Object.is(n, -0)) throw GIVE_UP;
-      this.positions.setNumberSource(path, raw);
+      this.positions.setNumberSourceAt(at, raw);
       return n;
     }
     return raw;

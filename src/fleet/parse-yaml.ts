@@ -327,7 +327,7 @@ const CHAR_NAMES: Record<number, string> = {
   0x202e: 'RIGHT-TO-LEFT OVERRIDE',
 };
 
-function isForbiddenChar(cp: number): boolean {
+export function isForbiddenChar(cp: number): boolean {
   if (cp < 0x20) return cp !== 0x09 && cp !== 0x0a;
   if (cp === 0x7f || (cp >= 0x80 && cp <= 0x9f)) return true;
   if (cp === 0x2028 || cp === 0x2029) return true;
@@ -338,8 +338,12 @@ function isForbiddenChar(cp: number): boolean {
   return false;
 }
 
+/** Any character isForbiddenChar refuses (none of them is astral, so UTF-16 units suffice): a native pre-check. */
+const ANY_FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\u061c\u2060\ufeff]/;
+
 /** Control, bidi and zero-width characters anywhere in the file (Trojan-Source style input). */
 export function findForbiddenCharacters(text: string): BadChar[] {
+  if (!ANY_FORBIDDEN.test(text)) return [];
   const out: BadChar[] = [];
   let line = 1;
   let col = 1;

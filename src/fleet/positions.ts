@@ -8,7 +8,8 @@ export interface SourcePos {
   readonly col: number;
 }
 
-function keyOf(path: DocPath): string {
+/** The index key of a path: '\u0000' before every segment. */
+export function keyOf(path: DocPath): string {
   let s = '';
   for (const seg of path) s += '\u0000' + String(seg);
   return s;
@@ -24,6 +25,19 @@ export class PositionIndex {
   private readonly values = new Map<string, SourcePos>();
   private readonly keys = new Map<string, SourcePos>();
   private readonly numberSources = new Map<string, string>();
+
+  /** set/setKey/setNumberSource by a key already built as keyOf builds it (the fast YAML path builds keys as it descends). */
+  setAt(key: string, pos: SourcePos): void {
+    this.values.set(key, pos);
+  }
+
+  setKeyAt(key: string, pos: SourcePos): void {
+    this.keys.set(key, pos);
+  }
+
+  setNumberSourceAt(key: string, source: string): void {
+    this.numberSources.set(key, source);
+  }
 
   set(path: DocPath, pos: SourcePos): void {
     this.values.set(keyOf(path), pos);

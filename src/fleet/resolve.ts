@@ -130,6 +130,14 @@ export function resolveFleet(model: FleetModel, extensions: readonly ExtensionPl
     if (!f) flat.set(layer, (f = flattenLayer(layer, specs)));
     return f;
   };
+  // The layers' assignments with their path keys, computed once per layer (the defaults and
+  // groups apply to thousands of runtimes).
+  const keyedFlat = new Map<Layer, Array<readonly [string, Assignment]>>();
+  const keyedFlatOf = (layer: Layer): ReadonlyArray<readonly [string, Assignment]> => {
+    let f = keyedFlat.get(layer);
+    if (!f) keyedFlat.set(layer, (f = flatOf(layer).map((a) => [pathKey(a.path), a] as const)));
+    return f;
+  };
   const diagnostics: Diagnostic[] = [];
   const reportedConflicts = new Set<string>();
   const runtimes = model.runtimes.map((runtime) => {
@@ -137,23 +145,23 @@ export function resolveFleet(model: FleetModel, extensions: readonly ExtensionPl
       .filter((g) => selectorMatches(g.selector, runtime.labels))
       .sort((a, b) => a.priority - b.priority || cmp(a.name, b.name));
     const merged = new Map<string, Assignment>();
-    const apply = (assignments: readonly Assignment[]): void => {
-      for (const a of assignments) {
-        const k = pathKey(a.path);
+    const apply = (assignments: ReadonlyArray<readonly [string, Assignment]>): void => {
+      for (const [k, a] of assignments) {
         const prev = merged.get(k);
         merged.set(k, prev ? { ...a, overridden: [...prev.overridden, { value: prev.value, source: prev.source }] } : a);
       }
     };
-    apply(flatOf(model.defaults));
+    apply(keyedFlatOf(model.defaults));
     for (let i = 0; i < groups.length; ) {
       let j = i;
       while (j < groups.length && groups[j]!.priority === groups[i]!.priority) j++;
       const tier = groups.slice(i, j);
       if (tier.length > 1) checkTierConflicts(tier, flatOf, runtime, diagnostics, reportedConflicts);
-      for (const g of tier) apply(flatOf(g.layer));
+      for (const g of tier) apply(keyedFlatOf(g.layer));
       i = j;
     }
-    apply(flatOf(runtime.layer));
+    // A runtime's own layer applies once: not cached.
+    apply(flattenLayer(runtime.layer, specs).map((a) => [pathKey(a.path), a] as const));
     return buildResolved(runtime, groups, merged, specs, extensions, model);
   });
   return { runtimes, diagnostics };
@@ -225,7 +233,9 @@ function buildResolved(
     }
     resolvedExtensions[name] = { state, config: state === 'enabled' ? config : {} };
   }
-  assignments.sort((a, b) => cmp(pathKey(a.path), pathKey(b.path)));
+  // Sorted by path key, each key computed once (not twice per comparison).
+  const keyed = assignments.map((a) => [pathKey(a.path), a] as const).sort((x, y) => cmp(x[0], y[0]));
+  for (let i = 0; i < keyed.length; i++) assignments[i] = keyed[i]![1];
   const settings: ResolvedSettings = {
     ...(typeof tree.channel === 'string' ? { channel: tree.channel } : {}),
     modules,

@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { fastParseYaml } from '../../src/fleet/fast-yaml';
-import { parseFleetYaml, parseWithYamlPackage } from '../../src/fleet/parse-yaml';
+import { findForbiddenCharacters, isForbiddenChar, parseFleetYaml, parseWithYamlPackage } from '../../src/fleet/parse-yaml';
 
 const SEED = 0x66796d6c; // "fyml"
 const NUM_RUNS = 1500;
@@ -172,6 +172,17 @@ describe('fast YAML path', () => {
       const { accepted } = agree(text);
       if (runtimeFiles.includes(f)) expect(accepted, f).toBe(true);
     }
+  });
+
+  it("the character gate's native pre-check agrees with the per-character rule on every BMP character", () => {
+    const mismatches: string[] = [];
+    for (let cp = 0; cp < 0x10000; cp++) {
+      if ((cp >= 0xd800 && cp <= 0xdfff) || cp === 0x0a) continue;
+      const found = findForbiddenCharacters(`a${String.fromCharCode(cp)}b`).length > 0;
+      if (found !== isForbiddenChar(cp)) mismatches.push(cp.toString(16));
+    }
+    expect(mismatches).toEqual([]);
+    expect(findForbiddenCharacters('ok \u{1F600} text')).toEqual([]);
   });
 
   it('leaves every error to the full path: the gate reports exactly what it reported before', () => {
