@@ -56,16 +56,18 @@ export function renderRuntime(model: FleetModel, resolved: ResolvedRuntime, exte
   const resources = new Map<string, ShootResource>();
   for (const r of renderings) for (const res of r.rendering.shootResources ?? []) resources.set(res.name, res);
 
-  const app = new App({ outdir: '.', recordConstructMetadata: false });
+  // One App per chart: synthesising a chart resolves and validates its whole App, so three charts
+  // in one App would walk it three times.
+  const app = () => new App({ outdir: '.', recordConstructMetadata: false });
   const all = renderings.map((r) => r.rendering);
-  const skr = new SkrChart(app, 'skr', { channel: resolved.settings.channel ?? '', modules, extensions: all });
+  const skr = new SkrChart(app(), 'skr', { channel: resolved.settings.channel ?? '', modules, extensions: all });
   const kcp = model.options.kimRegistryCacheSync
     ? undefined
-    : new KcpChart(app, 'kcp', { runtimeID: rt.runtimeID, namespace: model.options.kcpNamespace, extensions: all });
+    : new KcpChart(app(), 'kcp', { runtimeID: rt.runtimeID, namespace: model.options.kcpNamespace, extensions: all });
   const garden =
     shootExtensions.length === 0
       ? undefined
-      : new GardenChart(app, 'garden', {
+      : new GardenChart(app(), 'garden', {
           shootName: rt.shoot.name,
           project: rt.shoot.project,
           extensions: shootExtensions,
