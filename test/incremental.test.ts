@@ -194,6 +194,30 @@ describe('incremental synth equals a cold single-threaded synth', () => {
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('.dist.'))).toEqual([]);
   });
 
+  it('a worker that dies without a word (as when killed for memory) is noticed by its heartbeat; the run falls back', () => {
+    const dir = path.join(root, 'dying-part');
+    const fleetDir = path.join(dir, 'fleet');
+    generateFleet(fleetDir, 1200, 11);
+    const outDir = path.join(dir, 'dist');
+    const saved = { fail: process.env.KYMA_FLEET_FAIL_PART, stall: process.env.KYMA_FLEET_WORKER_STALL_MS };
+    process.env.KYMA_FLEET_FAIL_PART = '1:exit';
+    process.env.KYMA_FLEET_WORKER_STALL_MS = '1500';
+    const started = Date.now();
+    try {
+      const r = synth({ fleetDir, outDir, cwd: root, now: NOW, cacheDir: path.join(dir, 'cache'), env: { KYMA_FLEET_WORKERS: '2', KYMA_FLEET_PARALLEL_MIN: '1' } });
+      expect(r).toMatchObject({ exitCode: 0, changed: true, runtimes: 1200 });
+    } finally {
+      for (const [key, value] of [['KYMA_FLEET_FAIL_PART', saved.fail], ['KYMA_FLEET_WORKER_STALL_MS', saved.stall]] as const) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+    // Well before the one-hour deadline: the heartbeat stood still for 1.5 s.
+    expect(Date.now() - started).toBeLessThan(120_000);
+    expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
+    expect(fs.readdirSync(dir).filter((n) => n.startsWith('.dist.'))).toEqual([]);
+  });
+
   it('reports the warnings of unchanged runtimes again, exactly as a cold run does', () => {
     const dir = path.join(root, 'warnings');
     const fleetDir = path.join(dir, 'fleet');

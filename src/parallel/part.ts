@@ -7,6 +7,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import { EXTENSIONS } from '../extensions';
 import { checkFleet } from '../fleet/check';
 import { identityOf, type RuntimeIdentity } from '../fleet/model';
@@ -77,20 +78,35 @@ const CHUNK = 500;
  * Renders a part chunk by chunk: each chunk's files go to `onFiles` at once (and are then dropped);
  * the results of all chunks are the part's result.
  */
-export function renderPart(req: PartRequest, onFiles: (files: ChunkFiles, runtimes: number) => void, stopped: () => boolean = () => false): PartResult {
+export function renderPart(
+  req: PartRequest,
+  onFiles: (files: ChunkFiles, runtimes: number) => void,
+  stopped: () => boolean = () => false,
+  /** Called as the part works (the heartbeat a worker's main thread watches). */
+  beat: () => void = () => {},
+): PartResult {
   const mine = [...partFiles(path.resolve(req.cwd, req.fleetDir), req.part, req.of)];
   const stager = new Stager(req.staging);
   const results: PartResult[] = [];
-  // Test-only fault injection: KYMA_FLEET_FAIL_PART=<part> makes that part throw after its first chunk.
-  const failAfterFirst = process.env.KYMA_FLEET_FAIL_PART === String(req.part);
+  // Test-only fault injection: KYMA_FLEET_FAIL_PART=<part> makes that part throw after its first
+  // chunk; <part>:exit makes it end its thread silently there (as an out-of-memory kill would).
+  const fault = /^([0-9]+)(:exit)?$/.exec(process.env.KYMA_FLEET_FAIL_PART ?? '');
+  const failing = fault !== null && Number(fault[1]) === req.part;
   for (let i = 0; i === 0 || i < mine.length; i += CHUNK) {
     if (stopped()) throw new Error('synth part: stopped (another part failed)');
-    if (failAfterFirst && i > 0) throw new Error(`synth part ${req.part}: failing on purpose (KYMA_FLEET_FAIL_PART)`);
+    if (failing && i > 0) {
+      if (fault[2] && !isMainThread) process.exit(1);
+      throw new Error(`synth part ${req.part}: failing on purpose (KYMA_FLEET_FAIL_PART)`);
+    }
+    beat();
     const files = mine.slice(i, i + CHUNK);
     const chunk = renderChunk(req, new Set(files));
     results.push(chunk.result);
     onFiles(
-      chunk.files.map(([rel, content]) => stager.stage(rel, content)),
+      chunk.files.map(([rel, content]) => {
+        beat();
+        return stager.stage(rel, content);
+      }),
       files.length,
     );
   }

@@ -11,8 +11,20 @@ import * as path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { type ChunkFiles, type PartRequest, type PartResult, renderPart } from './part';
 
-/** A worker that never answers (killed by the system, out of memory) must not hang CI forever. */
+/** A worker that never answers must not hang CI forever. */
 const WORKER_TIMEOUT_MS = 60 * 60 * 1000;
+
+/**
+ * A worker whose heartbeat (bumped for every file it stages and every chunk it starts) stands still
+ * this long is taken for dead (out of memory, killed): the main thread cannot see a worker's exit
+ * event while it waits synchronously. KYMA_FLEET_WORKER_STALL_MS overrides it (tests).
+ */
+const DEFAULT_STALL_MS = 2 * 60 * 1000;
+
+function stallMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.KYMA_FLEET_WORKER_STALL_MS;
+  return raw !== undefined && /^[1-9][0-9]{2,8}$/.test(raw) ? Number(raw) : DEFAULT_STALL_MS;
+}
 
 /** Runtime files below which one thread is faster than starting workers. */
 const DEFAULT_MIN_FILES = 500;
@@ -50,20 +62,29 @@ export function runParts(requests: readonly PartRequest[], onFiles: (files: Chun
   if (requests.length === 1) return [renderPart(requests[0]!, onFiles)];
   const script = workerScript();
   if (!script) throw new Error('synth workers: the compiled worker script is missing (run npm run build)');
-  // Slot 0: messages posted (the main thread sleeps on it); slot 1: set to stop the other parts.
-  const signal = new SharedArrayBuffer(8);
+  // Slot 0: messages posted (the main thread sleeps on it); slot 1: set to stop the other parts;
+  // slot 2 + i: heartbeat of part i.
+  const signal = new SharedArrayBuffer(4 * (2 + requests.length));
   const counter = new Int32Array(signal);
-  const running = requests.map((request) => {
+  const running = requests.map((request, i) => {
     const { port1, port2 } = new MessageChannel();
     // A larger young generation: rendering allocates many short-lived objects (fewer scavenges, less promoted).
-    const worker = new Worker(script, { workerData: { request, port: port2, signal }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 64, maxOldGenerationSizeMb: 160 } });
-    return { worker, port: port1, done: undefined as WorkerMessage | undefined };
+    const worker = new Worker(script, { workerData: { request, port: port2, signal, beatSlot: 2 + i }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 64, maxOldGenerationSizeMb: 160 } });
+    return { worker, port: port1, done: undefined as WorkerMessage | undefined, slot: 2 + i, beat: 0, beatAt: Date.now() };
   });
   const deadline = Date.now() + WORKER_TIMEOUT_MS;
+  const stall = stallMs();
   try {
     for (;;) {
       const seen = Atomics.load(counter, 0);
       for (const r of running) {
+        const beat = Atomics.load(counter, r.slot);
+        if (beat !== r.beat) {
+          r.beat = beat;
+          r.beatAt = Date.now();
+        } else if (!r.done && Date.now() - r.beatAt > stall) {
+          r.done = { kind: 'done', ok: false, error: `synth part ${r.slot - 2}: no progress for ${Math.round(stall / 1000)} s (the worker died or hangs)` };
+        }
         for (let m = receiveMessageOnPort(r.port); m && !r.done; m = r.done ? undefined : receiveMessageOnPort(r.port)) {
           const message = m.message as WorkerMessage;
           if (message.kind === 'files') {
@@ -79,7 +100,7 @@ export function runParts(requests: readonly PartRequest[], onFiles: (files: Chun
         Atomics.store(counter, 1, 1);
         throw new Error(`synth workers: no result after ${WORKER_TIMEOUT_MS / 60000} minutes`);
       }
-      Atomics.wait(counter, 0, seen, 1000);
+      Atomics.wait(counter, 0, seen, Math.min(1000, stall));
     }
   } finally {
     for (const r of running) {

@@ -1,7 +1,9 @@
 // Entry point of a synth worker thread: renders the part it is given (part.ts), posting each chunk's
 // staged files and at last the result on the port it was handed; after every message it bumps the
 // shared counter so the waiting main thread wakes (slot 0: messages posted by all workers). Slot 1
-// is set by the main thread when another part failed: the worker stops before its next chunk.
+// is set by the main thread when another part failed: the worker stops before its next chunk. Its
+// own slot (beatSlot) is its heartbeat, bumped as it works, by which the main thread tells a dead
+// worker (which posts nothing) from a busy one.
 
 import { parentPort, type MessagePort, workerData } from 'node:worker_threads';
 import { type PartRequest, renderPart } from './part';
@@ -10,10 +12,11 @@ interface WorkerInput {
   readonly request: PartRequest;
   readonly port: MessagePort;
   readonly signal: SharedArrayBuffer;
+  readonly beatSlot: number;
 }
 
 if (parentPort) {
-  const { request, port, signal } = workerData as WorkerInput;
+  const { request, port, signal, beatSlot } = workerData as WorkerInput;
   const counter = new Int32Array(signal);
   const post = (message: unknown): void => {
     port.postMessage(message);
@@ -25,6 +28,7 @@ if (parentPort) {
       request,
       (files, runtimes) => post({ kind: 'files', files, runtimes }),
       () => Atomics.load(counter, 1) !== 0,
+      () => Atomics.add(counter, beatSlot, 1),
     );
     post({ kind: 'done', ok: true, result });
   } catch (e) {
