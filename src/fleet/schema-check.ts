@@ -2,7 +2,10 @@
 // diagnostics that name the file, line, column and field, with hints for the usual YAML traps
 // (YAML 1.1 booleans, version numbers read as floats, null for "unset").
 
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { sha256 } from '../lib/digest';
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
 import { type Diagnostic, type DocPath, formatField, quote } from '../lib/diagnostics';
@@ -29,24 +32,58 @@ const CORE_HINTS: Record<string, string> = {
 type Validators = Record<FleetKind, ValidateFunction>;
 const cache = new WeakMap<readonly ExtensionPlugin<any>[], Validators>();
 
+export const FLEET_KINDS: readonly FleetKind[] = ['Fleet', 'RuntimeGroup', 'KymaRuntime'];
+
+/** The ajv every fleet schema is compiled with (at run time, and at build time with `source` for standalone code). */
+export function newFleetAjv(code?: { source: boolean }): Ajv {
+  return new Ajv({
+    strict: true,
+    allErrors: true,
+    allowUnionTypes: true,
+    coerceTypes: false,
+    useDefaults: false,
+    removeAdditional: false,
+    ownProperties: true,
+    verbose: true,
+    ...(code ? { code } : {}),
+  });
+}
+
+/** sha256 of the fleet schemas of these extensions: the build-time validators apply only while it matches. */
+export function schemasDigest(extensions: readonly ExtensionPlugin<any>[]): string {
+  return sha256(JSON.stringify(FLEET_KINDS.map((k) => schemaFor(k, extensions))));
+}
+
+/**
+ * The validators compiled at build time (scripts/write-validators.ts) for the built-in extensions,
+ * when they exist and were built from the current schemas; undefined otherwise (running from the
+ * TypeScript sources, or a stale build).
+ */
+export function prebuiltValidators(extensions: readonly ExtensionPlugin<any>[]): Validators | undefined {
+  if (extensions !== EXTENSIONS) return undefined;
+  for (const candidate of [path.join(__dirname, '..', '..', 'generated', 'fleet-validators.js'), path.join(__dirname, '..', '..', 'lib', 'generated', 'fleet-validators.js')]) {
+    if (!fs.existsSync(candidate)) continue;
+    const mod = require(candidate) as Partial<Validators> & { schemasDigest?: string };
+    if (mod.schemasDigest !== schemasDigest(extensions) || FLEET_KINDS.some((k) => typeof mod[k] !== 'function')) return undefined;
+    return { Fleet: mod.Fleet!, RuntimeGroup: mod.RuntimeGroup!, KymaRuntime: mod.KymaRuntime! };
+  }
+  return undefined;
+}
+
+/** The validators compiled now (what the build-time ones must equal). */
+export function compileValidators(extensions: readonly ExtensionPlugin<any>[]): Validators {
+  const ajv = newFleetAjv();
+  return {
+    Fleet: ajv.compile(schemaFor('Fleet', extensions)),
+    RuntimeGroup: ajv.compile(schemaFor('RuntimeGroup', extensions)),
+    KymaRuntime: ajv.compile(schemaFor('KymaRuntime', extensions)),
+  };
+}
+
 function validators(extensions: readonly ExtensionPlugin<any>[]): Validators {
   let v = cache.get(extensions);
   if (!v) {
-    const ajv = new Ajv({
-      strict: true,
-      allErrors: true,
-      allowUnionTypes: true,
-      coerceTypes: false,
-      useDefaults: false,
-      removeAdditional: false,
-      ownProperties: true,
-      verbose: true,
-    });
-    v = {
-      Fleet: ajv.compile(schemaFor('Fleet', extensions)),
-      RuntimeGroup: ajv.compile(schemaFor('RuntimeGroup', extensions)),
-      KymaRuntime: ajv.compile(schemaFor('KymaRuntime', extensions)),
-    };
+    v = prebuiltValidators(extensions) ?? compileValidators(extensions);
     cache.set(extensions, v);
   }
   return v;
