@@ -142,6 +142,11 @@ export interface ExtensionPlugin<State = unknown> {
    * extension. `previous` holds the runtime's manifests of the last synth's skr/ folder (empty on
    * the first render). Paths index keyed lists by position, as in validateResolved.
    */
+  /**
+   * The manifest kinds validateTransition reads from the previous render: only their files
+   * (`<kind>-<name>.yaml`) are read and parsed. The whole skr/ folder when absent.
+   */
+  readonly transitionKinds?: readonly string[];
   validateTransition?(
     value: Record<string, unknown>,
     previous: readonly Record<string, unknown>[],

@@ -74,7 +74,7 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
     if (validated.model.complete) {
       const model = validated.model;
       const read = options.previousDist ? previousRenderReader(path.resolve(cwd, options.previousDist)) : () => undefined;
-      const previous = (r: ResolvedRuntime) => (options.unchangedSincePrevious?.(model, r) ? undefined : read(r.runtime.name));
+      const previous = (r: ResolvedRuntime, kinds?: readonly string[]) => (options.unchangedSincePrevious?.(model, r) ? undefined : read(r.runtime.name, kinds));
       for (const r of runtimes) {
         const found = checkResolved(model, [r], extensions, previous);
         appendAll(diagnostics, found);

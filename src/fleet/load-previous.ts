@@ -6,13 +6,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { type DistIndex, readDistIndex } from '../write/index-file';
+import { fastParseYaml } from './fast-yaml';
 
-export type PreviousManifests = (runtimeName: string) => readonly Record<string, unknown>[] | undefined;
+export type PreviousManifests = (runtimeName: string, kinds?: readonly string[]) => readonly Record<string, unknown>[] | undefined;
+
+const PARSE_OPTIONS = { version: '1.2', schema: 'core', maxAliasCount: 0, uniqueKeys: true } as const;
 
 export function previousRenderReader(outDir: string): PreviousManifests {
   // The index is read on the first question only: a run whose runtimes are all unchanged asks none.
   let index: DistIndex | undefined | null = null;
-  return (name) => {
+  return (name, kinds) => {
     if (index === null) index = readDistIndex(path.resolve(outDir));
     if (!index) return undefined;
     let names: string[];
@@ -21,7 +24,10 @@ export function previousRenderReader(outDir: string): PreviousManifests {
     } catch {
       return undefined;
     }
+    // Manifest files are named <kind>-<name>.yaml: only the kinds asked for are read and parsed.
+    const prefixes = kinds?.map((k) => `${k.toLowerCase()}-`);
     const files = names
+      .filter((n) => prefixes === undefined || prefixes.some((p) => n.startsWith(p)))
       .sort()
       .map((n) => `runtimes/${name}/skr/${n}`)
       .filter((rel) => /\.yaml$/.test(rel) && !rel.endsWith('/kustomization.yaml') && Object.hasOwn(index!.files, rel));
@@ -29,8 +35,12 @@ export function previousRenderReader(outDir: string): PreviousManifests {
     const out: Record<string, unknown>[] = [];
     for (const rel of files) {
       try {
-        const doc = parse(fs.readFileSync(path.join(outDir, ...rel.split('/')), 'utf8'), { version: '1.2', schema: 'core', maxAliasCount: 0, uniqueKeys: true }) as unknown;
-        if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) out.push(doc as Record<string, unknown>);
+        const text = fs.readFileSync(path.join(outDir, ...rel.split('/')), 'utf8');
+        // Our own output has the common shape the fast path reads (the same data as yaml's parse).
+        const doc = (fastParseYaml(text.replace(/\r\n?/g, '\n'))?.data ?? parse(text, PARSE_OPTIONS)) as unknown;
+        if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) continue;
+        if (kinds !== undefined && !kinds.includes(String((doc as Record<string, unknown>).kind))) continue;
+        out.push(doc as Record<string, unknown>);
       } catch {
         // A damaged or missing previous file cannot veto a change; synth rewrites it.
       }

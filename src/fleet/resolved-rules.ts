@@ -20,7 +20,8 @@ function locate(resolved: ResolvedRuntime, segments: readonly string[]): Pick<Di
 }
 
 /** The previous render's SKR manifests of a runtime (for transition rules); undefined skips them. */
-export type PreviousRender = (runtime: ResolvedRuntime) => readonly Record<string, unknown>[] | undefined;
+/** `kinds`: only manifests of these kinds are needed (all when undefined). */
+export type PreviousRender = (runtime: ResolvedRuntime, kinds?: readonly string[]) => readonly Record<string, unknown>[] | undefined;
 
 export function checkResolved(
   model: FleetModel,
@@ -70,7 +71,7 @@ export function checkResolved(
         runtime: { name: r.runtime.name, runtimeID: r.runtime.runtimeID },
       };
       plugin.validateResolved?.(ext.config, reporter, env);
-      const before = plugin.validateTransition ? previous(r) : undefined;
+      const before = plugin.validateTransition ? previous(r, plugin.transitionKinds) : undefined;
       if (before) plugin.validateTransition!(ext.config, before, reporter, env);
     }
   }

@@ -18,6 +18,7 @@ export const registryCacheExtension: ExtensionPlugin = {
   keyedLists: [{ path: ['caches'], key: 'upstream' }],
   validateLayer,
   validateResolved,
+  transitionKinds: ['RegistryCacheConfig'],
   validateTransition: validateRegistryCacheTransition,
   defaults: registryCacheDefaults,
   render: renderRegistryCache,
