@@ -1,9 +1,10 @@
 // Runs the parts of a synth in worker threads and waits for them synchronously (the pipeline is
-// synchronous end to end): each worker posts every chunk's files and at last its result on its own
-// MessageChannel and bumps a shared counter after each message; the main thread sleeps on the
-// counter (Atomics.wait), takes the messages with receiveMessageOnPort and hands what the parts
-// staged (they write their files into the staging tree themselves) to the writer as it comes. A worker that fails makes the parts fail as a whole (the caller aborts the
-// write and falls back to the whole-fleet pipeline), never a partial dist/.
+// synchronous end to end): each worker writes its files into the staging tree itself, posts what
+// it staged per chunk and at last its result on its own MessageChannel, and bumps a shared counter
+// after each message; the main thread sleeps on the counter (Atomics.wait), takes the messages with
+// receiveMessageOnPort and hands them to the writer as they come. A worker that fails, or whose
+// heartbeat stands still, makes the parts fail as a whole (the caller aborts the write and falls
+// back to the whole-fleet pipeline), never a partial dist/.
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -9,7 +9,8 @@
 //   2. inspect dist/: refuse a symlink, a non-folder, a folder without index, foreign files.
 //   3. no-op if the new tree equals dist/ (byte for byte, or by the index when the caller trusts it).
 //   4. write into `.dist.tmp-<id>/tree/` with open(…, 'wx') every file whose content changed; files
-//      equal to the old tree are not written.
+//      equal to the old tree are not written. Worker threads do this step for their files with a
+//      Stager and report each file (hash, written or not) through addStaged.
 //   5. plan the renames that produce the new tree and write them as the journal
 //      `.dist.tmp-<id>/moves.json`: either `build` (the unchanged files and whole folders move from
 //      the old tree into tree/, which becomes dist/) or, for a few changes in a large tree, `patch`
@@ -170,11 +171,11 @@ export interface DistSession {
   /** Deletes the staging tree and releases the lock; dist/ is untouched. */
   abort(): void;
   /**
-   * Where other threads may write files of the new tree themselves (stageFiles), so that writing
+   * Where other threads may write files of the new tree themselves (with a Stager), so that writing
    * 100,000 files is spread over the cores; they hand back what they did with addStaged.
    */
   stagingArea(): StagingArea;
-  /** Files another thread wrote into the staging tree, or found equal in dist/, by stageFiles. */
+  /** Files another thread wrote into the staging tree, or found equal in dist/, with a Stager. */
   addStaged(files: readonly StagedFile[]): void;
 }
 
