@@ -138,15 +138,16 @@ export interface ExtensionPlugin<State = unknown> {
     env: RuleEnvironment<State> & { readonly runtime: RuntimeIdentity },
   ): void;
   /**
-   * Rules about changing from the previous render to this one (immutable fields), for an enabled
-   * extension. `previous` holds the runtime's manifests of the last synth's skr/ folder (empty on
-   * the first render). Paths index keyed lists by position, as in validateResolved.
-   */
-  /**
    * The manifest kinds validateTransition reads from the previous render: only their files
    * (`<kind>-<name>.yaml`) are read and parsed. The whole skr/ folder when absent.
    */
   readonly transitionKinds?: readonly string[];
+  /**
+   * Rules about changing from the previous render to this one (immutable fields), for an enabled
+   * extension. `previous` holds the runtime's manifests of the last synth's skr/ folder (of the
+   * transitionKinds, when given; empty on the first render). Paths index keyed lists by position,
+   * as in validateResolved.
+   */
   validateTransition?(
     value: Record<string, unknown>,
     previous: readonly Record<string, unknown>[],

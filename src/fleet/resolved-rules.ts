@@ -19,8 +19,10 @@ function locate(resolved: ResolvedRuntime, segments: readonly string[]): Pick<Di
   return { file: resolved.runtime.file, line: pos.line, col: pos.col, field: 'metadata.name' };
 }
 
-/** The previous render's SKR manifests of a runtime (for transition rules); undefined skips them. */
-/** `kinds`: only manifests of these kinds are needed (all when undefined). */
+/**
+ * The previous render's SKR manifests of a runtime (for transition rules); undefined skips them.
+ * `kinds`: only manifests of these kinds are needed (all when undefined).
+ */
 export type PreviousRender = (runtime: ResolvedRuntime, kinds?: readonly string[]) => readonly Record<string, unknown>[] | undefined;
 
 export function checkResolved(

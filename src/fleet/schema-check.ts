@@ -34,24 +34,29 @@ const cache = new WeakMap<readonly ExtensionPlugin<any>[], Validators>();
 
 export const FLEET_KINDS: readonly FleetKind[] = ['Fleet', 'RuntimeGroup', 'KymaRuntime'];
 
+const AJV_OPTIONS = {
+  strict: true,
+  allErrors: true,
+  allowUnionTypes: true,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+  ownProperties: true,
+  verbose: true,
+} as const;
+
 /** The ajv every fleet schema is compiled with (at run time, and at build time with `source` for standalone code). */
 export function newFleetAjv(code?: { source: boolean }): Ajv {
-  return new Ajv({
-    strict: true,
-    allErrors: true,
-    allowUnionTypes: true,
-    coerceTypes: false,
-    useDefaults: false,
-    removeAdditional: false,
-    ownProperties: true,
-    verbose: true,
-    ...(code ? { code } : {}),
-  });
+  return new Ajv({ ...AJV_OPTIONS, ...(code ? { code } : {}) });
 }
 
-/** sha256 of the fleet schemas of these extensions: the build-time validators apply only while it matches. */
+/**
+ * sha256 of what the validators are made from (the fleet schemas of these extensions, the ajv
+ * options and version): the build-time validators apply only while it matches.
+ */
 export function schemasDigest(extensions: readonly ExtensionPlugin<any>[]): string {
-  return sha256(JSON.stringify(FLEET_KINDS.map((k) => schemaFor(k, extensions))));
+  const ajvVersion = (require('ajv/package.json') as { version: string }).version;
+  return sha256(JSON.stringify({ ajvVersion, options: AJV_OPTIONS, schemas: FLEET_KINDS.map((k) => schemaFor(k, extensions)) }));
 }
 
 /**
