@@ -4,7 +4,7 @@
 // compared with a plain-cdk8s baseline of the same objects measured in the same run.
 //
 //   npm run bench -- [--sizes 1000,10000[,100000]] [--runs 3]
-//                    [--scenarios validate,cold,noop,one-changed,baseline,baseline-naive]
+//                    [--scenarios validate,cold,noop,one-changed,committed-dist,baseline,baseline-naive]
 //                    [--seed 42] [--keep] [--quiet-wait SECONDS]
 //
 // Scenarios (per fleet size N):
@@ -16,6 +16,9 @@
 //                   701h/702h/703h so every run is a real change; for seed 42 that adds a docker.io
 //                   cache override; a volume size change would be refused as immutable, E_IMMUTABLE_FIELD),
 //                   then `kyma-fleet synth`
+//   committed-dist  `kyma-fleet synth` over that same, current dist/ with an empty cache folder (a
+//                   fresh CI runner with dist/ committed): everything is parsed, rendered and
+//                   compared, nothing is written
 //   baseline        plain cdk8s (bench/plain-cdk8s.ts --mode folder): one App, one Chart per runtime,
 //                   ApiObjects, app.synth() with FOLDER_PER_CHART_FILE_PER_RESOURCE, over the objects
 //                   kyma-fleet renders (exported once, untimed, by bench/export-objects.ts)
@@ -52,7 +55,7 @@ import { type FleetStats, generateFleet, hashTree, NOW, REPO_ROOT, selfCheck } f
 import { countFiles, fileInodes, load1, measureNode, newFiles, type ProcessRun, removeTree, rssSource, settle, sleepMs, type Spread, spread } from './measure';
 
 const BENCH_DIR = path.join(REPO_ROOT, '.bench');
-const SCENARIOS = ['validate', 'cold', 'noop', 'one-changed', 'baseline', 'baseline-naive'] as const;
+const SCENARIOS = ['validate', 'cold', 'noop', 'one-changed', 'committed-dist', 'baseline', 'baseline-naive'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 const PRODUCT: readonly Scenario[] = ['validate', 'cold', 'noop', 'one-changed'];
 /** FILE_PER_CHART is O(N²): 3.5 s at 1,000 runtimes, 340 s at 10,000 (perf-baseline.md). */
@@ -70,6 +73,7 @@ const LABEL: Record<Scenario, string> = {
   cold: 'cold synth',
   noop: 'no-op synth',
   'one-changed': 'one-changed synth',
+  'committed-dist': 'synth over a committed dist/, empty cache',
   baseline: 'baseline: plain cdk8s, folder per chart',
   'baseline-naive': 'baseline-naive: plain cdk8s, FILE_PER_CHART',
 };
@@ -472,7 +476,7 @@ function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet
     round.push({ scenario: 'baseline', args: (i) => [build.plainCdk8s, '--objects', rel(objectsFile), '--out', rel(baseDir(i)), '--mode', 'folder'], outDir: baseDir });
   }
   let change: Change | undefined;
-  if (want('noop') || want('one-changed')) {
+  if (want('noop') || want('one-changed') || want('committed-dist')) {
     if (!distDir) {
       distDir = path.join(outRoot, 'dist');
       distCache = path.join(outRoot, 'cache-dist');
@@ -522,6 +526,24 @@ function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet
         filesWritten: written,
         check: (r) => {
           if (!/written/.test(r.stdout) || /nothing written/.test(r.stdout)) throw new Error(`one-changed synth did not write: ${r.stdout}`);
+        },
+      });
+    }
+    if (want('committed-dist')) {
+      // A fresh CI runner: dist/ is committed and current, the cache folder is empty (a new one
+      // per run), so every runtime is parsed and rendered and compared with dist/.
+      round.push({
+        scenario: 'committed-dist',
+        before: (i) => {
+          requireDist(dist);
+          removeTree(path.join(outRoot, `cache-committed-${i}`));
+          if (i === 0 && !want('noop') && !want('one-changed')) inodes = fileInodes(dist);
+        },
+        args: () => cli('synth', dist),
+        env: (i) => cacheEnv(path.join(outRoot, `cache-committed-${i}`)),
+        filesWritten: written,
+        check: (r) => {
+          if (parseFilesWritten(r.stdout) !== 0) console.error(`  warning: the synth over a current dist/ wrote something: ${r.stdout.trim()}`);
         },
       });
     }
@@ -618,6 +640,8 @@ export function ratios(results: readonly SizeResult[]): Ratio[] {
       push(`${s} / cold (wall)`, g, cold, 'wallMs', TARGET.incrementalOverCold);
       push(`${s} / cold (cpu)`, g, cold, 'cpuS', undefined);
     }
+    const committed = group(r, 'committed-dist');
+    if (committed && cold) push('committed-dist / cold (wall; no target)', committed, cold, 'wallMs', undefined);
     const product = r.groups.filter((g) => PRODUCT.includes(g.scenario) && g.runs.length > 0);
     if (product.length > 0) {
       const worst = product.reduce((a, b) => (b.maxRssMB.median > a.maxRssMB.median ? b : a));
