@@ -4,6 +4,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
+    // afterAll hooks delete temporary fleets and dist/ trees of thousands of files; on a busy CI
+    // disk that takes longer than vitest's default 10 s.
+    hookTimeout: 180_000,
     pool: 'forks',
   },
 });
