@@ -192,7 +192,7 @@ describe('incremental synth equals a cold single-threaded synth', () => {
     }
     expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('.dist.'))).toEqual([]);
-  });
+  }, 180_000);
 
   it('a worker that dies without a word (as when killed for memory) is noticed by its heartbeat; the run falls back', () => {
     const dir = path.join(root, 'dying-part');
@@ -216,7 +216,7 @@ describe('incremental synth equals a cold single-threaded synth', () => {
     expect(Date.now() - started).toBeLessThan(120_000);
     expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('.dist.'))).toEqual([]);
-  });
+  }, 180_000);
 
   it('reports the warnings of unchanged runtimes again, exactly as a cold run does', () => {
     const dir = path.join(root, 'warnings');
