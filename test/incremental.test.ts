@@ -38,6 +38,20 @@ function fast(fleetDir: string, outDir: string, cacheDir: string, now: Date, wor
   return synth({ fleetDir, outDir, cwd: root, now, cacheDir, env: { KYMA_FLEET_WORKERS: workers, KYMA_FLEET_PARALLEL_MIN: '1' } });
 }
 
+/** Runs fn with these variables set in process.env (worker threads inherit it), restoring them after. */
+function withProcessEnv<T>(vars: Readonly<Record<string, string>>, fn: () => T): T {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, vars);
+  try {
+    return fn();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
 function editYaml(file: string, edit: (doc: Document) => void): void {
   const doc = parseDocument(fs.readFileSync(file, 'utf8'));
   edit(doc);
@@ -181,15 +195,10 @@ describe('incremental synth equals a cold single-threaded synth', () => {
     const fleetDir = path.join(dir, 'fleet');
     generateFleet(fleetDir, 1200, 9); // 3 chunks of 500 in part 1 of 2: it fails after its first
     const outDir = path.join(dir, 'dist');
-    const before = process.env.KYMA_FLEET_FAIL_PART;
-    process.env.KYMA_FLEET_FAIL_PART = '1';
-    try {
-      const r = synth({ fleetDir, outDir, cwd: root, now: NOW, cacheDir: path.join(dir, 'cache'), env: { KYMA_FLEET_WORKERS: '2', KYMA_FLEET_PARALLEL_MIN: '1' } });
-      expect(r).toMatchObject({ exitCode: 0, changed: true, runtimes: 1200 });
-    } finally {
-      if (before === undefined) delete process.env.KYMA_FLEET_FAIL_PART;
-      else process.env.KYMA_FLEET_FAIL_PART = before;
-    }
+    const r = withProcessEnv({ KYMA_FLEET_FAIL_PART: '1' }, () =>
+      synth({ fleetDir, outDir, cwd: root, now: NOW, cacheDir: path.join(dir, 'cache'), env: { KYMA_FLEET_WORKERS: '2', KYMA_FLEET_PARALLEL_MIN: '1' } }),
+    );
+    expect(r).toMatchObject({ exitCode: 0, changed: true, runtimes: 1200 });
     expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('.dist.'))).toEqual([]);
   }, 180_000);
@@ -199,19 +208,11 @@ describe('incremental synth equals a cold single-threaded synth', () => {
     const fleetDir = path.join(dir, 'fleet');
     generateFleet(fleetDir, 1200, 11);
     const outDir = path.join(dir, 'dist');
-    const saved = { fail: process.env.KYMA_FLEET_FAIL_PART, stall: process.env.KYMA_FLEET_WORKER_STALL_MS };
-    process.env.KYMA_FLEET_FAIL_PART = '1:exit';
-    process.env.KYMA_FLEET_WORKER_STALL_MS = '1500';
     const started = Date.now();
-    try {
-      const r = synth({ fleetDir, outDir, cwd: root, now: NOW, cacheDir: path.join(dir, 'cache'), env: { KYMA_FLEET_WORKERS: '2', KYMA_FLEET_PARALLEL_MIN: '1' } });
-      expect(r).toMatchObject({ exitCode: 0, changed: true, runtimes: 1200 });
-    } finally {
-      for (const [key, value] of [['KYMA_FLEET_FAIL_PART', saved.fail], ['KYMA_FLEET_WORKER_STALL_MS', saved.stall]] as const) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
-    }
+    const r = withProcessEnv({ KYMA_FLEET_FAIL_PART: '1:exit', KYMA_FLEET_WORKER_STALL_MS: '1500' }, () =>
+      synth({ fleetDir, outDir, cwd: root, now: NOW, cacheDir: path.join(dir, 'cache'), env: { KYMA_FLEET_WORKERS: '2', KYMA_FLEET_PARALLEL_MIN: '1' } }),
+    );
+    expect(r).toMatchObject({ exitCode: 0, changed: true, runtimes: 1200 });
     // Well before the one-hour deadline: the heartbeat stood still for 1.5 s.
     expect(Date.now() - started).toBeLessThan(120_000);
     expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);

@@ -49,20 +49,21 @@ const PARSE_OPTIONS = {
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const DECIMAL_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
+/** A file refused with one error (every gate that refuses a file as a whole). */
+function rejected(file: string, code: string, line: number, col: number, message: string): ParsedYaml {
+  return { data: undefined, positions: new PositionIndex(), diagnostics: [{ severity: 'error', code, file, line, col, field: '', message }] };
+}
+
 /** Parses one fleet file. `file` is the display path used in diagnostics. */
 export function parseFleetYaml(bytes: Uint8Array, file: string): ParsedYaml {
   const diagnostics: Diagnostic[] = [];
   const empty = new PositionIndex();
-  const fail = (code: string, line: number, col: number, message: string, field = ''): ParsedYaml => {
-    diagnostics.push({ severity: 'error', code, file, line, col, field, message });
-    return { data: undefined, positions: empty, diagnostics };
-  };
 
   if (bytes.length > MAX_FILE_BYTES) {
-    return fail('E_FILE_TOO_LARGE', 1, 1, `file is ${bytes.length} bytes; the limit is ${MAX_FILE_BYTES} bytes`);
+    return rejected(file, 'E_FILE_TOO_LARGE', 1, 1, `file is ${bytes.length} bytes; the limit is ${MAX_FILE_BYTES} bytes`);
   }
   const encoding = checkEncoding(bytes);
-  if (encoding) return fail('E_ENCODING', encoding.line, encoding.col, encoding.message);
+  if (encoding) return rejected(file, 'E_ENCODING', encoding.line, encoding.col, encoding.message);
 
   let text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes); // strips a UTF-8 BOM
   text = text.replace(/\r\n?/g, '\n');
@@ -77,7 +78,7 @@ export function parseFleetYaml(bytes: Uint8Array, file: string): ParsedYaml {
 
   const depth = measureNestingDepth(text, MAX_DEPTH);
   if (depth.depth > MAX_DEPTH) {
-    return fail('E_TOO_DEEP', depth.line, depth.col, `nesting deeper than ${MAX_DEPTH} levels is not allowed`);
+    return rejected(file, 'E_TOO_DEEP', depth.line, depth.col, `nesting deeper than ${MAX_DEPTH} levels is not allowed`);
   }
 
   // The common shape is read by the fast path; anything else (and every error) by the `yaml` package.
@@ -94,10 +95,6 @@ export function parseFleetYaml(bytes: Uint8Array, file: string): ParsedYaml {
 export function parseWithYamlPackage(text: string, file: string): ParsedYaml {
   const diagnostics: Diagnostic[] = [];
   const empty = new PositionIndex();
-  const fail = (code: string, line: number, col: number, message: string, field = ''): ParsedYaml => {
-    diagnostics.push({ severity: 'error', code, file, line, col, field, message });
-    return { data: undefined, positions: empty, diagnostics };
-  };
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter });
   const pos = (offset: number): SourcePos => {
@@ -107,15 +104,15 @@ export function parseWithYamlPackage(text: string, file: string): ParsedYaml {
   const list: Document.Parsed[] = Array.isArray(docs) ? docs : [];
   if (!Array.isArray(docs)) {
     // An EmptyStream: only comments or whitespace.
-    return fail('E_EMPTY_FILE', 1, 1, 'file holds no YAML document (exactly one declaration per file is expected)');
+    return rejected(file, 'E_EMPTY_FILE', 1, 1, 'file holds no YAML document (exactly one declaration per file is expected)');
   }
   if (list.length === 0) {
-    return fail('E_EMPTY_FILE', 1, 1, 'file holds no YAML document (exactly one declaration per file is expected)');
+    return rejected(file, 'E_EMPTY_FILE', 1, 1, 'file holds no YAML document (exactly one declaration per file is expected)');
   }
   if (list.length > 1) {
     const second = list[1]!;
     const p = pos(second.range[0]);
-    return fail('E_MULTI_DOC', p.line, p.col, `file holds ${list.length} YAML documents; exactly one declaration per file is allowed`);
+    return rejected(file, 'E_MULTI_DOC', p.line, p.col, `file holds ${list.length} YAML documents; exactly one declaration per file is allowed`);
   }
   const doc = list[0]!;
   for (const e of [...doc.errors, ...doc.warnings]) {
@@ -129,11 +126,11 @@ export function parseWithYamlPackage(text: string, file: string): ParsedYaml {
 
   const directive = findDirective(text, doc);
   if (directive) {
-    return fail('E_DIRECTIVE_FORBIDDEN', directive.line, 1, `YAML directives are not allowed (found ${quote(directive.text)}); files are always read as YAML 1.2`);
+    return rejected(file, 'E_DIRECTIVE_FORBIDDEN', directive.line, 1, `YAML directives are not allowed (found ${quote(directive.text)}); files are always read as YAML 1.2`);
   }
 
   if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null && !doc.contents.anchor && !doc.contents.tag)) {
-    return fail('E_EMPTY_FILE', 1, 1, 'file holds an empty YAML document (exactly one declaration per file is expected)');
+    return rejected(file, 'E_EMPTY_FILE', 1, 1, 'file holds an empty YAML document (exactly one declaration per file is expected)');
   }
 
   const positions = new PositionIndex();
