@@ -14,7 +14,7 @@ import { runtimeGitopsFiles } from './render/gitops';
 import { renderFleet, targetsByRuntime, type UnchangedRuntime } from './render/render-fleet';
 import { diffTrees, type TreeDiff } from './render/tree-diff';
 import { type DistIndex, type DistSession, openDist, type Problem, readIndexText, type WriteResult } from './write/dist-writer';
-import { parseIndex, sha256 } from './write/index-file';
+import { type IndexView, parseIndex, sha256 } from './write/index-file';
 import { epochOf, layersKey, loadRunRecord, recordedDiagnostics, type RunRecord, type RuntimeRecord, saveRunRecord, shownDiagnostics, timeThresholds } from './write/run-record';
 import { readCurrentDist } from './write/read-dist';
 
@@ -51,12 +51,20 @@ export function renderOnly(options: SynthOptions): Rendering {
   return { exitCode: ExitCode.Ok, diagnostics, files: rendered.files, runtimes: rendered.runtimes.length, maxRemovalShare: checked.model.options.maxRemovalShare };
 }
 
-/** Runtime folder names listed in an index. */
-function runtimesOf(files: Iterable<string>): Set<string> {
+/** Runtime folder names listed in an index (`runtimes/<name>/...`), one binary search per runtime. */
+function runtimesOf(view: IndexView): Set<string> {
   const out = new Set<string>();
-  for (const f of files) {
-    const m = /^runtimes\/([^/]+)\//.exec(f);
-    if (m) out.add(m[1]!);
+  for (let i = view.lowerBound('runtimes/'); i < view.size; ) {
+    const rel = view.relAt(i);
+    if (!rel.startsWith('runtimes/')) break;
+    const end = rel.indexOf('/', 9);
+    if (end < 0) {
+      i++; // a file directly in runtimes/ (not written by kyma-fleet)
+      continue;
+    }
+    const name = rel.slice(9, end);
+    if (end > 9) out.add(name);
+    i = view.folder(rel.slice(0, end))[1];
   }
   return out;
 }
@@ -68,7 +76,7 @@ function runtimesOf(files: Iterable<string>): Set<string> {
  */
 export function massRemovalProblem(previous: DistIndex | undefined, after: ReadonlySet<string>, maxShare: number): Problem | undefined {
   if (!previous) return undefined;
-  const before = runtimesOf(Object.keys(previous.files));
+  const before = runtimesOf(previous.view);
   const removed = [...before].filter((r) => !after.has(r)).sort();
   if (removed.length < 2 || removed.length <= maxShare * before.size) return undefined;
   const shown = removed.slice(0, 10).join(', ') + (removed.length > 10 ? `, … (${removed.length - 10} more)` : '');
@@ -80,27 +88,6 @@ export function massRemovalProblem(previous: DistIndex | undefined, after: Reado
 }
 
 export type SynthResult = Rendering & { readonly problem?: Problem; readonly changed?: boolean; readonly written?: number; readonly removed?: number; readonly rendered?: number };
-
-const GITOPS = '\0gitops';
-
-/** Index entries by runtime folder name (files under runtimes/<name>/), and the gitops/ ones under GITOPS. */
-function filesByRuntime(files: Readonly<Record<string, string>>): Map<string, Array<[string, string]>> {
-  const out = new Map<string, Array<[string, string]>>();
-  for (const rel in files) {
-    if (!Object.hasOwn(files, rel)) continue;
-    let name: string | undefined;
-    if (rel.startsWith('gitops/')) name = GITOPS;
-    else if (rel.startsWith('runtimes/')) {
-      const end = rel.indexOf('/', 9);
-      if (end > 9) name = rel.slice(9, end);
-    }
-    if (name === undefined) continue;
-    const list = out.get(name);
-    if (list) list.push([rel, files[rel]!]);
-    else out.set(name, [[rel, files[rel]!]]);
-  }
-  return out;
-}
 
 /** One runtime of the fleet as the tail of synth sees it, however it was obtained. */
 interface RuntimeEntry {
@@ -179,26 +166,28 @@ export function synth(options: SynthOptions): SynthResult {
 
   // Kept runtimes: their files (and hashes) are the ones dist/'s index lists, the index of the run
   // that rendered them; their own GitOps files too, while the GitOps options are the same.
+  // Kept runtimes: their folders stay as dist/'s index lists them (the index of the run that
+  // rendered them); their own GitOps files too, while the GitOps options are the same.
   const anyKept = entries.some((e) => e.kept);
-  const previousFiles = anyKept && indexText !== undefined ? filesByRuntime(parseIndex(indexText)?.files ?? {}) : new Map<string, Array<[string, string]>>();
-  const gitopsIndex = new Map(previousFiles.get(GITOPS) ?? []);
+  const previousView = anyKept && indexText !== undefined ? parseIndex(indexText)?.view : undefined;
   const gitopsJson = JSON.stringify(model.options.gitops);
   const unchanged = new Map<string, UnchangedRuntime>();
-  const reuse = new Map<string, string>();
+  const keptFolders: string[] = [];
+  const keptFiles: string[] = [];
   for (const e of entries) {
     const { name, runtimeID } = e.record.identity;
     if (!e.kept) {
       unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops: false });
       continue;
     }
-    const own = previousFiles.get(name) ?? [];
+    const folder = `runtimes/${name}`;
     // Not in dist/ after all (the index was trusted): do everything anew.
-    if (own.length === 0) return redo();
-    for (const [rel, hash] of own) reuse.set(rel, hash);
+    if (!previousView?.hasFolder(folder)) return redo();
+    keptFolders.push(folder);
     const wiring = { name, runtimeID, targets: e.record.targets };
     const gitopsFiles = trusted?.gitops === gitopsJson ? runtimeGitopsFiles(wiring, model.options.gitops) : [];
-    const keepGitops = gitopsFiles.length > 0 && gitopsFiles.every((rel) => gitopsIndex.has(rel));
-    if (keepGitops) for (const rel of gitopsFiles) reuse.set(rel, gitopsIndex.get(rel)!);
+    const keepGitops = gitopsFiles.length > 0 && gitopsFiles.every((rel) => previousView.find(rel) >= 0);
+    if (keepGitops) keptFiles.push(...gitopsFiles);
     unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops });
   }
 
@@ -213,7 +202,7 @@ export function synth(options: SynthOptions): SynthResult {
   progress('writing dist/', 0, 1);
   try {
     for (const [rel, content] of outcome.gathered.files) session.add(rel, content);
-    for (const [rel, hash] of reuse) session.reuse(rel, hash);
+    if (keptFolders.length > 0 || keptFiles.length > 0) session.keep(keptFolders, keptFiles, indexDigest!);
     // Every runtime is rendered or kept by now: what is left to render is the GitOps wiring.
     for (const [rel, content] of renderFleet(model, [], undefined, unchanged).files) session.add(rel, content);
     result = session.commit(options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, names, model.options.maxRemovalShare));

@@ -30,7 +30,7 @@ export function previousRenderReader(outDir: string): PreviousManifests {
       .filter((n) => prefixes === undefined || prefixes.some((p) => n.startsWith(p)))
       .sort()
       .map((n) => `runtimes/${name}/skr/${n}`)
-      .filter((rel) => /\.yaml$/.test(rel) && !rel.endsWith('/kustomization.yaml') && Object.hasOwn(index!.files, rel));
+      .filter((rel) => /\.yaml$/.test(rel) && !rel.endsWith('/kustomization.yaml') && index!.view.find(rel) >= 0);
     if (files.length === 0) return undefined;
     const out: Record<string, unknown>[] = [];
     for (const rel of files) {

@@ -36,7 +36,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
-import { INDEX_FILE, isCode, loadIndex, parseIndex, readIndexText, serializeIndex, sha256, type DistIndex } from './index-file';
+import { INDEX_FILE, indexLine, indexTextOf, type IndexView, isCode, loadIndex, parseIndex, readIndexText, serializeIndex, sha256, type DistIndex } from './index-file';
 import { fsyncDir, fsyncFile } from './fsync';
 import { acquireLock } from './lock';
 
@@ -166,6 +166,14 @@ export interface DistSession {
   add(rel: string, content: string): void;
   /** A file kept from the current dist/ as its index lists it (moved, never rewritten). */
   reuse(rel: string, hash: string): void;
+  /**
+   * Keeps entries of the current dist/ as its index lists them without naming each file (one
+   * unchanged runtime in a fleet of thousands is one folder, not a dozen reuse calls): every file
+   * inside each of `folders`, and each of `files`. `indexDigest` is the sha256 of the index text the
+   * caller planned with; when dist/'s index is another one, or a folder is empty or a file not
+   * listed in it, commit refuses (E_DIST_CHANGED) and nothing changes.
+   */
+  keep(folders: readonly string[], files: readonly string[], indexDigest: string): void;
   /** Publishes the new tree (or nothing, when it equals dist/) and releases the lock. */
   commit(guard?: (previous: DistIndex | undefined) => Problem | undefined): WriteResult;
   /** Deletes the staging tree and releases the lock; dist/ is untouched. */
@@ -196,27 +204,27 @@ export type StagedFile = readonly [rel: string, hash: string, written: boolean];
  * session's add() does. Throws on I/O errors (the caller abandons the session).
  */
 export class Stager {
-  private readonly previous: Readonly<Record<string, string>> | undefined;
+  private readonly previous: IndexView | undefined;
   private readonly made = new Set<string>();
 
-  /** `previous`: the files of dist/'s index when the caller has it (else read from outDir and checked against area.indexDigest). */
+  /** `previous`: dist/'s index when the caller has it (else read from outDir and checked against area.indexDigest). */
   constructor(
     private readonly area: StagingArea,
-    previous?: Readonly<Record<string, string>>,
+    previous?: IndexView,
   ) {
     if (previous) this.previous = previous;
     else if (area.indexDigest !== undefined) {
       const text = readIndexText(area.outDir);
       const index = text === undefined ? undefined : parseIndex(text);
       if (text === undefined || sha256(text) !== area.indexDigest || !index) throw new Error(`writeDist: the index of ${area.outDir} changed while this run wrote`);
-      this.previous = index.files;
+      this.previous = index.view;
     }
   }
 
   stage(rel: string, content: string): StagedFile {
     checkPath(rel);
     const hash = sha256(content);
-    const old = this.previous && Object.hasOwn(this.previous, rel) ? this.previous[rel] : undefined;
+    const old = this.previous?.hashOf(rel);
     if (old === hash && (!this.area.verify || onDiskBytesAre(path.join(this.area.outDir, rel), content))) return [rel, hash, false];
     const slash = rel.lastIndexOf('/');
     if (slash > 0) makeDirOnce(this.area.treeDir, rel.slice(0, slash), this.made);
@@ -276,6 +284,12 @@ class Session implements DistSession {
   /** Files equal in dist/ (moved at commit, alone or with their whole folder). */
   private readonly same = new Set<string>();
   private readonly stager: Stager;
+  /** Entries of the previous index kept by keep(), as ranges [from, to) of its view. */
+  private kept: Array<readonly [number, number]> = [];
+  /** The folders keep() was given (their entries are among `kept`). */
+  private keptFolders = new Set<string>();
+  /** What keep() was asked to keep that dist/'s index does not hold. */
+  private readonly keptStale: string[] = [];
   /** Written files when the last early flush started. */
   private flushedAt = 0;
   private failure: NodeJS.ErrnoException | undefined;
@@ -293,7 +307,7 @@ class Session implements DistSession {
     this.previous = existing.kind === 'tree' ? existing.index : undefined;
     this.tmp = names.at('tmp', id);
     this.treeDir = path.join(this.tmp, 'tree');
-    this.stager = new Stager({ treeDir: this.treeDir, outDir: names.outDir, verify, indexDigest: undefined }, this.previous?.files ?? {});
+    this.stager = new Stager({ treeDir: this.treeDir, outDir: names.outDir, verify, indexDigest: undefined }, this.previous?.view);
   }
 
   add(rel: string, content: string): void {
@@ -316,7 +330,7 @@ class Session implements DistSession {
 
   stagingArea(): StagingArea {
     const existing = this.existing;
-    return { treeDir: this.treeDir, outDir: this.names.outDir, verify: this.verify, indexDigest: existing.kind === 'tree' ? sha256(existing.indexText) : undefined };
+    return { treeDir: this.treeDir, outDir: this.names.outDir, verify: this.verify, indexDigest: existing.kind === 'tree' ? this.indexDigest() : undefined };
   }
 
   addStaged(files: readonly StagedFile[]): void {
@@ -345,6 +359,38 @@ class Session implements DistSession {
     this.hashes.set(rel, hash);
     this.reused.set(rel, hash);
     this.same.add(rel);
+  }
+
+  keep(folders: readonly string[], files: readonly string[], indexDigest: string): void {
+    if (this.closed) throw new Error('writeDist: the session is closed');
+    const existing = this.existing;
+    if (existing.kind !== 'tree' || this.indexDigest() !== indexDigest) {
+      this.keptStale.push(...folders.map((d) => `${d}/`), ...files);
+      return;
+    }
+    const view = existing.index.view;
+    for (const dir of folders) {
+      checkPath(dir);
+      const [from, to] = view.folder(dir);
+      if (from === to) this.keptStale.push(`${dir}/`);
+      else {
+        this.kept.push([from, to]);
+        this.keptFolders.add(dir);
+      }
+    }
+    for (const rel of files) {
+      checkPath(rel);
+      const i = view.find(rel);
+      if (i < 0) this.keptStale.push(rel);
+      else this.kept.push([i, i + 1]);
+    }
+  }
+
+  private digest: string | undefined;
+
+  private indexDigest(): string | undefined {
+    if (this.existing.kind !== 'tree') return undefined;
+    return (this.digest ??= sha256(this.existing.indexText));
   }
 
   commit(guard?: (previous: DistIndex | undefined) => Problem | undefined): WriteResult {
@@ -376,31 +422,119 @@ class Session implements DistSession {
   private finish(guard?: (previous: DistIndex | undefined) => Problem | undefined): WriteResult {
     if (this.failure) throw this.failure;
     const { names, previous, existing } = this;
-    const dirs = dirsOf(this.hashes.keys());
-    for (const d of dirs) if (this.hashes.has(d)) throw new Error(`writeDist: output path ${JSON.stringify(d)} is both a file and a folder`);
+    if (this.keptStale.length > 0) return refuse(distChanged(names.display, this.keptStale), 4);
+    const view = previous?.view;
+    let kept = this.checkKept();
+    let keptCount = 0;
+    for (const [from, to] of kept) keptCount += to - from;
+    let inOld = 0;
+    if (view) for (const rel of this.hashes.keys()) if (view.find(rel) >= 0) inOld++;
+    const removed = view ? view.size - keptCount - inOld : 0;
+    const total = this.hashes.size + keptCount;
+    // Patching touches each changed entry twice; building moves every unchanged folder and file.
+    const patch = view !== undefined && (this.written.length + removed) * 4 <= total;
+    // Kept ranges stay ranges only where they are never listed one by one: a patch over a walk
+    // that did not descend into them. Anything else lists them as reused files.
+    if (kept.length > 0 && !(patch && this.partialWalk)) {
+      this.materializeKept(kept);
+      kept = [];
+    }
     const refusal = guard?.(previous);
     if (refusal) return refuse(refusal, 1);
-    const stale = [...this.reused].filter(([rel, hash]) => previous?.files[rel] !== hash).map(([rel]) => rel);
-    if (stale.length > 0) {
-      return refuse({ code: 'E_DIST_CHANGED', message: `${names.display} changed while this run rendered (${stale.slice(0, 5).join(', ')}); run synth again`, paths: stale }, 4);
+    const stale = [...this.reused].filter(([rel, hash]) => view?.hashOf(rel) !== hash).map(([rel]) => rel);
+    if (stale.length > 0) return refuse(distChanged(names.display, stale), 4);
+
+    const dirs = dirsOf(this.hashes.keys());
+    for (const d of dirs) if (this.hashes.has(d)) throw new Error(`writeDist: output path ${JSON.stringify(d)} is both a file and a folder`);
+    // The folders kept entries need: each kept folder with its parents, the parents of each kept file.
+    if (view && kept.length > 0) {
+      for (const d of dirsOf([...this.keptFolders].map((f) => `${f}/`))) dirs.add(d);
+      for (const [from, to] of kept) if (to - from === 1) for (const d of dirsOf([view.relAt(from)])) dirs.add(d);
     }
     // The default sort compares UTF-16 code units, as cmp does, without a comparator call per pair.
     const sorted = [...this.hashes.keys()].sort().map((rel) => [rel, this.hashes.get(rel)!] as const);
-    const indexText = serializeIndex(sorted);
+    const indexText = view && kept.length > 0 ? splicedIndexText(view, kept, sorted) : serializeIndex(sorted);
     const indexDigest = sha256(indexText);
-    const sortedDirs = [...dirs].sort(cmp);
-    if (existing.kind === 'tree' && this.written.length === 0 && unchanged(existing, indexText, sorted.length, sortedDirs, this.partialWalk)) {
+    const sortedDirs = kept.length > 0 ? [] : [...dirs].sort(cmp);
+    if (existing.kind === 'tree' && this.written.length === 0 && unchanged(existing, indexText, total, sortedDirs, this.partialWalk)) {
       return { ok: true, changed: false, written: 0, removed: 0, indexDigest };
     }
-    const removed = previous ? Object.keys(previous.files).filter((rel) => !this.hashes.has(rel)).length : 0;
-    // Patching touches each changed entry twice; building moves every unchanged folder and file.
     const plan: Plan =
-      previous && (this.written.length + removed) * 4 <= this.hashes.size
-        ? { mode: 'patch', ops: patchOps(previous, this.hashes, dirs, this.written, existing.kind === 'tree' ? existing.dirs : []) }
+      patch && view
+        ? { mode: 'patch', ops: patchOps(view, kept, this.keptFolders, this.hashes, dirs, this.written, existing.kind === 'tree' ? existing.dirs : []) }
         : { mode: 'build', moves: previous ? planMoves(previous, this.hashes, this.same) : { dirs: [], files: [] }, dirs: sortedDirs };
     publish(names, this.id, plan, this.written, indexText, existing.kind !== 'missing', this.steps);
-    return { ok: true, changed: true, written: this.hashes.size, removed, indexDigest };
+    return { ok: true, changed: true, written: total, removed, indexDigest };
   }
+
+  /**
+   * The kept ranges in order, after checking that none overlaps another and that no added or
+   * reused file lies among them, is a folder of them, or sits below a kept file (caller bugs).
+   */
+  private checkKept(): ReadonlyArray<readonly [number, number]> {
+    const kept = this.kept.sort((a, b) => a[0] - b[0]);
+    if (kept.length === 0) return kept;
+    const view = this.previous!.view;
+    for (let i = 1; i < kept.length; i++) {
+      if (kept[i]![0] < kept[i - 1]![1]) throw new Error(`writeDist: ${JSON.stringify(view.relAt(kept[i]![0]))} is kept twice`);
+    }
+    /** True when some kept range intersects [from, to). */
+    const keptWithin = (from: number, to: number): boolean => {
+      let lo = 0;
+      let hi = kept.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (kept[mid]![1] <= from) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo < kept.length && kept[lo]![0] < to;
+    };
+    const isKept = (rel: string): boolean => {
+      const i = view.find(rel);
+      return i >= 0 && keptWithin(i, i + 1);
+    };
+    for (const rel of this.hashes.keys()) {
+      if (isKept(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is both written and reused`);
+      const [from, to] = view.folder(rel);
+      if (from < to && keptWithin(from, to)) throw new Error(`writeDist: output path ${JSON.stringify(rel)} is both a file and a folder`);
+      for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) {
+        const d = rel.slice(0, i);
+        if (this.keptFolders.has(d)) throw new Error(`writeDist: ${JSON.stringify(rel)} is both written and reused (inside the kept folder ${d})`);
+        if (isKept(d)) throw new Error(`writeDist: output path ${JSON.stringify(d)} is both a file and a folder`);
+      }
+    }
+    return kept;
+  }
+
+  /** Lists the kept ranges as reused files, one by one. */
+  private materializeKept(kept: ReadonlyArray<readonly [number, number]>): void {
+    const view = this.previous!.view;
+    this.kept = [];
+    this.keptFolders = new Set();
+    for (const [from, to] of kept) for (let i = from; i < to; i++) this.reuse(view.relAt(i), view.hashAt(i));
+  }
+}
+
+function distChanged(display: string, stale: readonly string[]): Problem {
+  return { code: 'E_DIST_CHANGED', message: `${display} changed while this run rendered (${stale.slice(0, 5).join(', ')}); run synth again`, paths: [...stale] };
+}
+
+/**
+ * The index text of the kept ranges of `view` plus the added entries (sorted): the lines of kept
+ * ranges are copied as they are, so a run that keeps 10,000 runtimes does not format 100,000 lines.
+ * Equal to serializeIndex of all the entries (added ones never fall inside a kept range: keep()
+ * ranges are single files or whole folders, and checkKept refuses an added file inside one).
+ */
+function splicedIndexText(view: IndexView, kept: ReadonlyArray<readonly [number, number]>, added: ReadonlyArray<readonly [string, string]>): string {
+  const pieces: string[] = [];
+  let a = 0;
+  for (const [from, to] of kept) {
+    const first = view.relAt(from);
+    while (a < added.length && added[a]![0] < first) pieces.push(indexLine(added[a]![0], added[a]![1])), a++;
+    pieces.push(view.linesOf(from, to));
+  }
+  for (; a < added.length; a++) pieces.push(indexLine(added[a]![0], added[a]![1]));
+  return indexTextOf(pieces);
 }
 
 /** True when dist/ already is the new tree: same index, and (when the walk saw everything) the same files and folders. */
@@ -435,7 +569,7 @@ function planMoves(previous: DistIndex, hashes: ReadonlyMap<string, string>, sam
       m.set(d, (m.get(d) ?? 0) + 1);
     }
   };
-  for (const rel of Object.keys(previous.files)) count(oldCount, rel);
+  for (let i = 0; i < previous.view.size; i++) count(oldCount, previous.view.relAt(i));
   for (const rel of hashes.keys()) count(newCount, rel);
   for (const rel of same) count(sameCount, rel);
   const whole = (d: string): boolean => {
@@ -575,7 +709,7 @@ function inspect(names: Names, trustedDirs: ReadonlySet<string> = new Set()): Ex
       paths: [outDir],
     };
   }
-  const owned = (rel: string) => rel === INDEX_FILE || Object.hasOwn(read.index.files, rel);
+  const owned = (rel: string) => rel === INDEX_FILE || read.index.view.find(rel) >= 0;
   const special = new Set(others);
   const foreign = [...files.filter((rel) => !owned(rel)), ...others].sort(cmp);
   if (foreign.length > 0) {
@@ -703,20 +837,29 @@ function publish(names: Names, id: string, plan: Plan, written: readonly string[
  * The renames that turn dist/ (renamed to old) into the new tree: removed and changed entries go
  * to the trash first (a folder the new tree does not have goes as a whole), then written entries
  * come in from the staging tree (a folder dist/ does not have comes as a whole), then the index.
+ * Entries in `kept` ranges (and folders the walk found inside kept folders) stay where they are.
  */
-function patchOps(previous: DistIndex, hashes: ReadonlyMap<string, string>, newDirs: ReadonlySet<string>, written: readonly string[], strayDirs: readonly string[]): Op[] {
-  const oldFiles = Object.keys(previous.files);
-  const oldDirs = dirsOf(oldFiles);
-  /** The highest ancestor of rel (or rel) that `has` does not contain, below one it contains. */
-  const topmostMissing = (rel: string, has: ReadonlySet<string>): string => {
+function patchOps(
+  previous: IndexView,
+  kept: ReadonlyArray<readonly [number, number]>,
+  keptFolders: ReadonlySet<string>,
+  hashes: ReadonlyMap<string, string>,
+  newDirs: ReadonlySet<string>,
+  written: readonly string[],
+  strayDirs: readonly string[],
+): Op[] {
+  /** The highest ancestor of rel (or rel) that `has` says is missing, below one it has. */
+  const topmostMissing = (rel: string, has: (dir: string) => boolean): string => {
     let top = rel;
     for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) {
       const d = rel.slice(0, i);
-      if (has.has(d)) break;
+      if (has(d)) break;
       top = d;
     }
     return top;
   };
+  const inNew = (d: string): boolean => newDirs.has(d);
+  const inOld = (d: string): boolean => previous.hasFolder(d);
   const ops: Op[] = [];
   const seen = new Set<string>();
   const once = (op: Op): void => {
@@ -726,22 +869,31 @@ function patchOps(previous: DistIndex, hashes: ReadonlyMap<string, string>, newD
       ops.push(op);
     }
   };
-  for (const rel of oldFiles) {
-    if (!hashes.has(rel)) {
-      const top = topmostMissing(rel, newDirs);
+  // Old entries outside the kept ranges that the new tree does not have.
+  let next = 0;
+  for (const [from, to] of [...kept, [previous.size, previous.size] as const]) {
+    for (let i = next; i < from; i++) {
+      const rel = previous.relAt(i);
+      if (hashes.has(rel)) continue;
+      const top = topmostMissing(rel, inNew);
       once(['old', top, 'trash', top]);
     }
+    next = to;
   }
   // Folders the walk found that the new tree does not have (left empty by hand): out as well.
+  const insideKept = (d: string): boolean => {
+    for (let i = d.lastIndexOf('/'); i > 0; i = d.lastIndexOf('/', i - 1)) if (keptFolders.has(d.slice(0, i))) return true;
+    return false;
+  };
   for (const d of strayDirs) {
-    if (!newDirs.has(d)) {
-      const top = topmostMissing(d, newDirs);
+    if (!newDirs.has(d) && !insideKept(d)) {
+      const top = topmostMissing(d, inNew);
       once(['old', top, 'trash', top]);
     }
   }
-  for (const rel of written) if (Object.hasOwn(previous.files, rel)) once(['old', rel, 'trash', rel]);
+  for (const rel of written) if (previous.find(rel) >= 0) once(['old', rel, 'trash', rel]);
   for (const rel of written) {
-    const top = topmostMissing(rel, oldDirs);
+    const top = topmostMissing(rel, inOld);
     once(['tree', top, 'old', top]);
   }
   once(['old', INDEX_FILE, 'trash', INDEX_FILE]);

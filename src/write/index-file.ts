@@ -11,8 +11,146 @@ export const INDEX_FILE = '.kyma-fleet-index.json';
 export interface DistIndex {
   version: 1;
   generator: 'kyma-fleet';
-  /** relPath -> sha256 hex of the file's bytes, keys sorted by code point. */
-  files: Record<string, string>;
+  /** relPath -> sha256 hex of the file's bytes, keys sorted by code point (built on first use from `view`). */
+  readonly files: Readonly<Record<string, string>>;
+  /** The same entries as a sorted list: lookups, prefix ranges and verbatim text without a map of 110,000 keys. */
+  readonly view: IndexView;
+}
+
+/**
+ * The entries of an index in code-point order, searchable by binary search. When the index text is
+ * canonical (what serializeIndex writes) the view also knows where each entry's line is, so a
+ * writer can copy runs of unchanged entries into the next index as they are.
+ */
+export class IndexView {
+  private constructor(
+    /** relPaths, strictly increasing. */
+    private readonly rels: readonly string[],
+    /** sha256 per entry, or undefined when they are read from `text` at `hashAt`. */
+    private readonly hashes: readonly string[] | undefined,
+    /** The canonical text the entries were read from, and the offset of each entry's line in it. */
+    private readonly text: string | undefined,
+    private readonly lineStarts: Int32Array | undefined,
+  ) {}
+
+  static fromSorted(rels: readonly string[], hashes: readonly string[]): IndexView {
+    return new IndexView(rels, hashes, undefined, undefined);
+  }
+
+  /** Reads canonical index text (as serializeIndex writes it, sorted); undefined for any other text. */
+  static fromCanonicalText(text: string): IndexView | undefined {
+    if (text === EMPTY_INDEX) return new IndexView([], [], text, new Int32Array(0));
+    if (!text.startsWith(INDEX_HEAD) || !text.endsWith(INDEX_TAIL)) return undefined;
+    const rels: string[] = [];
+    const starts: number[] = [];
+    const end = text.length - INDEX_TAIL.length;
+    const line = CANONICAL_LINE;
+    let at = INDEX_HEAD.length;
+    for (;;) {
+      line.lastIndex = at;
+      const m = line.exec(text);
+      if (!m) return undefined;
+      const rel = m[1]!;
+      if (rels.length > 0 && !(rels[rels.length - 1]! < rel)) return undefined;
+      rels.push(rel);
+      starts.push(at);
+      at = line.lastIndex;
+      if (at === end) break;
+      if (text.charCodeAt(at) !== 0x2c || text.charCodeAt(at + 1) !== 0x0a) return undefined; // ",\n"
+      at += 2;
+    }
+    return new IndexView(rels, undefined, text, Int32Array.from(starts));
+  }
+
+  get size(): number {
+    return this.rels.length;
+  }
+
+  relAt(i: number): string {
+    return this.rels[i]!;
+  }
+
+  hashAt(i: number): string {
+    if (this.hashes) return this.hashes[i]!;
+    // `    "<rel>": "<hash>"`: the hash starts 4 characters after the rel's closing quote.
+    const from = this.lineStarts![i]! + 5 + this.rels[i]!.length + 4;
+    return this.text!.slice(from, from + 64);
+  }
+
+  /** The first entry whose relPath is >= rel (size when none is). */
+  lowerBound(rel: string): number {
+    let lo = 0;
+    let hi = this.rels.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.rels[mid]! < rel) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The position of rel, or -1. */
+  find(rel: string): number {
+    const i = this.lowerBound(rel);
+    return i < this.rels.length && this.rels[i] === rel ? i : -1;
+  }
+
+  hashOf(rel: string): string | undefined {
+    const i = this.find(rel);
+    return i < 0 ? undefined : this.hashAt(i);
+  }
+
+  /** The entries inside folder `dir` (relPaths starting with `dir/`) as [from, to). */
+  folder(dir: string): readonly [number, number] {
+    let range = this.folders.get(dir);
+    if (!range) {
+      // '/' is U+002F and '0' U+0030: every path below dir/ sorts before `${dir}0`.
+      range = [this.lowerBound(`${dir}/`), this.lowerBound(`${dir}0`)];
+      this.folders.set(dir, range);
+    }
+    return range;
+  }
+
+  /** folder() answers: synth asks for every kept runtime's folder, then the writer again. */
+  private readonly folders = new Map<string, readonly [number, number]>();
+
+  /** True when some entry lies inside folder `dir`. */
+  hasFolder(dir: string): boolean {
+    const [from, to] = this.folder(dir);
+    return from < to;
+  }
+
+  /**
+   * The index lines of entries [from, to) joined by ",\n", as serializeIndex writes them (copied
+   * from the canonical text when the view has it).
+   */
+  linesOf(from: number, to: number): string {
+    if (from >= to) return '';
+    if (this.text !== undefined && this.lineStarts !== undefined) {
+      const last = to - 1;
+      return this.text.slice(this.lineStarts[from]!, this.lineStarts[last]! + 5 + this.rels[last]!.length + 4 + 64 + 1);
+    }
+    const out: string[] = [];
+    for (let i = from; i < to; i++) out.push(indexLine(this.rels[i]!, this.hashAt(i)));
+    return out.join(',\n');
+  }
+}
+
+const INDEX_HEAD = '{\n  "files": {\n';
+const INDEX_TAIL = '\n  },\n  "generator": "kyma-fleet",\n  "version": 1\n}\n';
+const EMPTY_INDEX = '{\n  "files": {},\n  "generator": "kyma-fleet",\n  "version": 1\n}\n';
+/** One entry line of canonical text: a relPath JSON writes as it is, and a lower-case sha256. */
+const CANONICAL_LINE = /    "([^"\\\u0000-\u001f\ud800-\udfff]*)": "[0-9a-f]{64}"/y;
+
+/** The line serializeIndex writes for one entry (without the separator). */
+export function indexLine(rel: string, hash: string): string {
+  return `    ${NEEDS_ESCAPE.test(rel) ? JSON.stringify(rel) : `"${rel}"`}: ${NEEDS_ESCAPE.test(hash) ? JSON.stringify(hash) : `"${hash}"`}`;
+}
+
+/** Index text from the lines of its entries in order (each as indexLine writes it, or runs of them joined by ",\n"). */
+export function indexTextOf(lines: readonly string[]): string {
+  const filesText = lines.length === 0 ? '{}' : `{\n${lines.join(',\n')}\n  }`;
+  return `{\n  "files": ${filesText},\n  "generator": "kyma-fleet",\n  "version": 1\n}\n`;
 }
 
 export { sha256 } from '../lib/digest';
@@ -27,9 +165,7 @@ export function serializeIndex(files: Iterable<readonly [string, string]>): stri
   for (let i = 1; i < entries.length && sorted; i++) sorted = entries[i - 1]![0] < entries[i]![0];
   if (!sorted) entries.sort((a, b) => cmp(a[0], b[0]));
   // Paths without characters JSON escapes (all of them, in practice) skip JSON.stringify: 110,000 calls each.
-  const body = entries.map(([rel, hash]) => `    ${NEEDS_ESCAPE.test(rel) ? JSON.stringify(rel) : `"${rel}"`}: ${NEEDS_ESCAPE.test(hash) ? JSON.stringify(hash) : `"${hash}"`}`);
-  const filesText = body.length === 0 ? '{}' : `{\n${body.join(',\n')}\n  }`;
-  return `{\n  "files": ${filesText},\n  "generator": "kyma-fleet",\n  "version": 1\n}\n`;
+  return indexTextOf(entries.map(([rel, hash]) => indexLine(rel, hash)));
 }
 
 /** Characters JSON.stringify writes differently from themselves inside a string. */
@@ -50,6 +186,12 @@ export function parseIndex(text: string): DistIndex | undefined {
 }
 
 function parseIndexText(text: string): DistIndex | undefined {
+  // What serializeIndex wrote (every index kyma-fleet writes) is read line by line; any other valid JSON goes through JSON.parse.
+  const view = IndexView.fromCanonicalText(text) ?? viewFromJson(text);
+  return view ? indexOf(view) : undefined;
+}
+
+function viewFromJson(text: string): IndexView | undefined {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -61,20 +203,33 @@ function parseIndexText(text: string): DistIndex | undefined {
   if (version !== 1 || generator !== 'kyma-fleet') return undefined;
   if (typeof files !== 'object' || files === null || Array.isArray(files)) return undefined;
   const record = files as Record<string, unknown>;
-  const keys = Object.keys(record);
+  // JSON.parse makes every key an own property, "__proto__" included.
+  const keys = Object.keys(record).sort(cmp);
   const HASH = /^[0-9a-f]{64}$/;
-  let sorted = true;
-  for (let i = 0; i < keys.length; i++) {
-    const hash = record[keys[i]!];
-    if (typeof hash !== 'string' || hash.length !== 64 || !HASH.test(hash)) return undefined;
-    if (i > 0 && sorted && !(keys[i - 1]! < keys[i]!)) sorted = false;
+  const hashes: string[] = [];
+  for (const key of keys) {
+    const hash = record[key];
+    if (typeof hash !== 'string' || !HASH.test(hash)) return undefined;
+    hashes.push(hash);
   }
-  // The index is written sorted (JSON.parse keeps that order, and makes every key an own property,
-  // "__proto__" included); only a hand-edited one needs copying in order.
-  if (sorted) return { version: 1, generator: 'kyma-fleet', files: record as Record<string, string> };
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const key of keys.sort(cmp)) out[key] = record[key] as string;
-  return { version: 1, generator: 'kyma-fleet', files: out };
+  return IndexView.fromSorted(keys, hashes);
+}
+
+/** A DistIndex over a view; its `files` record is built when first asked for. */
+export function indexOf(view: IndexView): DistIndex {
+  let files: Record<string, string> | undefined;
+  return {
+    version: 1,
+    generator: 'kyma-fleet',
+    view,
+    get files() {
+      if (!files) {
+        files = Object.create(null) as Record<string, string>;
+        for (let i = 0; i < view.size; i++) files[view.relAt(i)] = view.hashAt(i);
+      }
+      return files;
+    },
+  };
 }
 
 export type IndexRead =

@@ -4,7 +4,6 @@
 // the mutator's defaults, plus spec.resources for destination Secrets.
 
 import type { Construct } from 'constructs';
-import { ConfigMap } from 'cdk8s-plus-28';
 import { OWNED_LABELS } from '../../lib/manifest';
 import { rulesConfigMapName } from './names';
 import type { ExtensionRendering, RenderInput, ShootResource } from '../types';
@@ -32,7 +31,7 @@ export function renderFalco(input: RenderInput<FalcoState>): ExtensionRendering 
         const aux = input.env.files.get(file);
         if (!aux) continue; // validation reports missing files; never reached for a valid fleet
         const name = rulesConfigMapName(file);
-        new ConfigMap(scope, `configmap-${name}`, {
+        new (configMapClass())(scope, `configmap-${name}`, {
           metadata: { name, namespace: FALCO_RULES_NAMESPACE, labels: { ...OWNED_LABELS } },
           // LF line endings: a CRLF file would be written as a quoted string full of \r escapes.
           data: { [baseName(file)]: new TextDecoder().decode(aux.bytes).replace(/\r\n?/g, '\n') },
@@ -56,4 +55,9 @@ export function renderFalco(input: RenderInput<FalcoState>): ExtensionRendering 
     },
     shootResources: resources,
   };
+}
+
+/** cdk8s-plus-28's ConfigMap, loaded on first use: the library takes ~90 ms to load, and a run that renders no Falco rules needs none of it. */
+function configMapClass(): typeof import('cdk8s-plus-28').ConfigMap {
+  return (require('cdk8s-plus-28') as typeof import('cdk8s-plus-28')).ConfigMap;
 }

@@ -1,0 +1,240 @@
+// The index as a sorted view (write/index-file.ts) and the writer's keep(): a run that keeps 10,000
+// runtimes hands the writer 10,000 folders instead of 100,000 files, and the writer copies their
+// index lines as they are. Both must give exactly what the per-file path gives.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDist, writeDist } from '../../src/write/dist-writer';
+import { INDEX_FILE, IndexView, parseIndex, serializeIndex, sha256 } from '../../src/write/index-file';
+import { treeHash, Workspace } from './dist-fixture';
+
+const HEX = fc.stringMatching(/^[0-9a-f]{64}$/);
+
+/** The index parser before the view existed (JSON.parse, then sort): the reference for verdicts and entries. */
+function referenceEntries(text: string): Array<[string, string]> | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  const { version, generator, files } = data as Record<string, unknown>;
+  if (version !== 1 || generator !== 'kyma-fleet' || typeof files !== 'object' || files === null || Array.isArray(files)) return undefined;
+  const out: Array<[string, string]> = [];
+  for (const key of Object.keys(files).sort()) {
+    const hash = (files as Record<string, unknown>)[key];
+    if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) return undefined;
+    out.push([key, hash]);
+  }
+  return out;
+}
+
+function entriesOf(view: IndexView): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i < view.size; i++) out.push([view.relAt(i), view.hashAt(i)]);
+  return out;
+}
+
+// Paths over a small alphabet, so that prefixes, '/' against '-', '0' and '.', and the characters
+// JSON escapes all meet.
+const segment = fc.stringMatching(/^[ab0./-]{1,3}$|^[ab]"$|^\\a$|^é$|^\u{1F600}$|^\u0001$|^__proto__$|^10$/u);
+const relPath = fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => s.join('/'));
+const entries = fc.dictionary(relPath, HEX, { maxKeys: 25 }).map((d) => Object.entries(d).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+describe('IndexView: the index as a sorted list', () => {
+  it('reads what serializeIndex writes back to the same entries, record and text', () => {
+    fc.assert(
+      fc.property(entries, (es) => {
+        const text = serializeIndex(es);
+        const index = parseIndex(text)!;
+        expect(entriesOf(index.view)).toEqual(es);
+        expect(Object.entries(index.files).sort(([a], [b]) => (a < b ? -1 : 1))).toEqual(es);
+        expect(serializeIndex(entriesOf(index.view))).toBe(text);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('reads every other valid JSON form (reindented, unsorted, escaped) like JSON.parse does', () => {
+    fc.assert(
+      fc.property(entries, fc.integer({ min: 0, max: 4 }), fc.boolean(), (es, indent, reverse) => {
+        const files = Object.fromEntries(reverse ? [...es].reverse() : es);
+        const text = JSON.stringify({ version: 1, files, generator: 'kyma-fleet' }, null, indent);
+        const index = parseIndex(text);
+        expect(index && entriesOf(index.view)).toEqual(referenceEntries(text));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives the same verdict and entries as JSON.parse on damaged index text', () => {
+    // One character replaced, inserted or deleted anywhere in a canonical text.
+    const damaged = entries.chain((es) => {
+      const text = serializeIndex(es);
+      return fc.tuple(fc.constant(text), fc.nat({ max: text.length }), fc.constantFrom('replace', 'insert', 'delete'), fc.constantFrom('"', '\\', ',', '\n', ' ', 'A', 'f', '0', '}', '/', '\u0000', '\ud800'));
+    });
+    fc.assert(
+      fc.property(damaged, ([text, at, how, ch]) => {
+        const broken = how === 'insert' ? text.slice(0, at) + ch + text.slice(at) : how === 'delete' ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + ch + text.slice(at + 1);
+        const index = parseIndex(broken);
+        expect(index ? entriesOf(index.view) : undefined).toEqual(referenceEntries(broken));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('finds entries, folders and runs of lines as a scan of the entries would', () => {
+    fc.assert(
+      fc.property(entries, relPath, fc.nat(), fc.nat(), (es, probe, x, y) => {
+        const text = serializeIndex(es);
+        // Text-backed (canonical) and list-backed views answer alike.
+        for (const view of [parseIndex(text)!.view, IndexView.fromSorted(es.map(([r]) => r), es.map(([, h]) => h))]) {
+          const at = es.findIndex(([r]) => r === probe);
+          expect(view.find(probe)).toBe(at);
+          expect(view.hashOf(probe)).toBe(at < 0 ? undefined : es[at]![1]);
+          const inside = es.map(([r], i) => [r, i] as const).filter(([r]) => r.startsWith(`${probe}/`));
+          const [from, to] = view.folder(probe);
+          expect(to - from).toBe(inside.length);
+          if (inside.length > 0) expect(from).toBe(inside[0]![1]);
+          expect(view.hasFolder(probe)).toBe(inside.length > 0);
+          const lo = es.length === 0 ? 0 : x % (es.length + 1);
+          const hi = es.length === 0 ? 0 : lo + (y % (es.length - lo + 1));
+          const lines = serializeIndex(es.slice(lo, hi));
+          expect(view.linesOf(lo, hi)).toBe(hi > lo ? lines.slice('{\n  "files": {\n'.length, lines.indexOf('\n  },')) : '');
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('DistSession.keep: unchanged runtimes kept as folders', () => {
+  let ws: Workspace;
+  beforeEach(() => {
+    ws = Workspace.create();
+  });
+  afterEach(() => ws.cleanup());
+
+  /** A dist/ tree of runtimes (runtimes/<r>/<target>/<file>) and their GitOps files. */
+  const runtimeName = fc.constantFrom('a', 'a-b', 'a0', 'ab', 'b', 'b.c', 'c', 'd');
+  const runtimeFiles = fc.dictionary(fc.stringMatching(/^(skr|kcp|garden)\/[a-z0-9]{1,3}\.yaml$/), fc.string({ maxLength: 12 }), { minKeys: 1, maxKeys: 4 });
+  const fleetTree = fc.dictionary(runtimeName, runtimeFiles, { minKeys: 1, maxKeys: 8 });
+
+  function filesOf(tree: Record<string, Record<string, string>>, gitops: boolean): Map<string, string> {
+    const files = new Map<string, string>();
+    for (const [r, own] of Object.entries(tree)) {
+      for (const [rel, content] of Object.entries(own)) files.set(`runtimes/${r}/${rel}`, content);
+      if (gitops) files.set(`gitops/flux/${r}-skr.yaml`, `wiring of ${r}`);
+    }
+    if (gitops) files.set('gitops/flux/kustomization.yaml', Object.keys(tree).sort().join(','));
+    return files;
+  }
+
+  it('keeping folders and files gives the same dist/ and index as reusing each file, on every plan', () => {
+    const scenario = fc.record({
+      before: fleetTree,
+      after: fleetTree,
+      keep: fc.array(runtimeName, { maxLength: 8 }),
+      // Which kept folders the walk may skip: none (every kept entry is listed), all, or some.
+      trusted: fc.constantFrom('none', 'all', 'some'),
+    });
+    fc.assert(
+      fc.property(scenario, ({ before, after, keep, trusted }) => {
+        const out = path.join(ws.dir, `k-${Math.random().toString(16).slice(2)}`);
+        const old = filesOf(before, true);
+        expect(writeDist({ outDir: out, files: old }).ok).toBe(true);
+        // Kept runtimes (those dist/ has) keep their folder and GitOps file; the rest is written anew.
+        const kept = [...new Set(keep)].filter((r) => r in before).sort();
+        const next = filesOf({ ...after, ...Object.fromEntries(kept.map((r) => [r, before[r]!])) }, true);
+        const keptFolders = kept.map((r) => `runtimes/${r}`);
+        const keptFiles = kept.map((r) => `gitops/flux/${r}-skr.yaml`);
+        const isKept = (rel: string) => keptFiles.includes(rel) || keptFolders.some((f) => rel.startsWith(`${f}/`));
+        const indexText = fs.readFileSync(path.join(out, INDEX_FILE), 'utf8');
+
+        const trustedDirs = trusted === 'none' ? undefined : new Set(trusted === 'all' ? keptFolders : keptFolders.filter((_, i) => i % 2 === 0));
+        const opened = openDist({ outDir: out, verify: false, trustedDirs });
+        if (!opened.ok) throw new Error(opened.problem.message);
+        for (const [rel, content] of [...next].sort(([a], [b]) => (a < b ? -1 : 1))) if (!isKept(rel)) opened.session.add(rel, content);
+        opened.session.keep(keptFolders, keptFiles, sha256(indexText));
+        const r = opened.session.commit();
+
+        expect(r.ok).toBe(true);
+        expect(treeHash(out)).toBe(ws.expectedHash(next));
+        expect(fs.readFileSync(path.join(out, INDEX_FILE), 'utf8')).toBe(serializeIndex([...next].map(([rel, c]) => [rel, sha256(c)] as const)));
+        if (r.ok) expect(r.removed).toBe([...old.keys()].filter((k) => !next.has(k)).length);
+        expect(fs.readdirSync(ws.dir).filter((n) => n.includes('.tmp-') || n.includes('.old-'))).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a large tree with one runtime changed is patched from the kept ranges, kept files untouched (the fast path)', () => {
+    // GIVEN 40 runtimes in dist/
+    const tree = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`rt-${String(i).padStart(2, '0')}`, { 'skr/kyma.yaml': `k${i}`, 'kcp/runtime.yaml': `r${i}` }]));
+    const out = ws.outDir;
+    expect(writeDist({ outDir: out, files: filesOf(tree, false) }).ok).toBe(true);
+    const inode = fs.statSync(path.join(out, 'runtimes/rt-05/skr/kyma.yaml')).ino;
+    const indexText = fs.readFileSync(path.join(out, INDEX_FILE), 'utf8');
+    // WHEN rt-07 is rendered anew and the other 39 are kept (the walk skips half of them)
+    const kept = Object.keys(tree).filter((r) => r !== 'rt-07').map((r) => `runtimes/${r}`);
+    const opened = openDist({ outDir: out, verify: false, trustedDirs: new Set(kept.filter((_, i) => i % 2 === 0)) });
+    if (!opened.ok) throw new Error(opened.problem.message);
+    opened.session.add('runtimes/rt-07/kcp/runtime.yaml', 'r7');
+    opened.session.add('runtimes/rt-07/skr/kyma.yaml', 'changed');
+    opened.session.keep(kept, [], sha256(indexText));
+    const r = opened.session.commit();
+    // THEN only that file changed; kept files were not touched
+    expect(r).toMatchObject({ ok: true, changed: true, written: 80, removed: 0 });
+    expect(fs.readFileSync(path.join(out, 'runtimes/rt-07/skr/kyma.yaml'), 'utf8')).toBe('changed');
+    expect(fs.statSync(path.join(out, 'runtimes/rt-05/skr/kyma.yaml')).ino).toBe(inode);
+    expect(treeHash(out)).toBe(ws.expectedHash(new Map([...filesOf(tree, false)].map(([rel, c]) => [rel, rel === 'runtimes/rt-07/skr/kyma.yaml' ? 'changed' : c]))));
+  });
+
+  const base = new Map([
+    ['runtimes/a/skr/x.yaml', 'x'],
+    ['runtimes/b/skr/y.yaml', 'y'],
+    ['gitops/flux/a-skr.yaml', 'g'],
+  ]);
+
+  it.each([
+    ['another index than the caller planned with', (digest: string) => ({ folders: ['runtimes/a'], files: [], digest: sha256(`${digest}x`) }), 'runtimes/a/'],
+    ['a folder the index does not hold', (digest: string) => ({ folders: ['runtimes/c'], files: [], digest }), 'runtimes/c/'],
+    ['a file the index does not list', (digest: string) => ({ folders: [], files: ['gitops/flux/c-skr.yaml'], digest }), 'gitops/flux/c-skr.yaml'],
+  ])('keeping what dist/ does not hold is refused with E_DIST_CHANGED and nothing changes: %s', (_label, ask, named) => {
+    expect(writeDist({ outDir: ws.outDir, files: base }).ok).toBe(true);
+    const before = treeHash(ws.outDir);
+    const digest = sha256(fs.readFileSync(path.join(ws.outDir, INDEX_FILE), 'utf8'));
+    const { folders, files, digest: given } = ask(digest);
+    const opened = openDist({ outDir: ws.outDir, verify: false });
+    if (!opened.ok) throw new Error(opened.problem.message);
+    opened.session.add('runtimes/b/skr/y.yaml', 'y2');
+    opened.session.keep(folders, files, given);
+    const r = opened.session.commit();
+    expect(r).toMatchObject({ ok: false, exitCode: 4, problem: { code: 'E_DIST_CHANGED' } });
+    if (!r.ok) expect(r.problem.message).toContain(named);
+    expect(treeHash(ws.outDir)).toBe(before);
+    expect(ws.leftovers()).toEqual([]);
+  });
+
+  it.each([
+    ['a file added inside a kept folder', ['runtimes/a'], [], 'runtimes/a/skr/new.yaml', /both written and reused/],
+    ['a kept file added again', [], ['gitops/flux/a-skr.yaml'], 'gitops/flux/a-skr.yaml', /both written and reused/],
+    ['a file where a kept folder is', ['runtimes/a'], [], 'runtimes/a', /both a file and a folder/],
+    ['a file below a kept file', [], ['gitops/flux/a-skr.yaml'], 'gitops/flux/a-skr.yaml/x', /both a file and a folder/],
+    ['a file kept twice (also inside a kept folder)', ['runtimes/a'], ['runtimes/a/skr/x.yaml'], undefined, /kept twice/],
+  ])('a caller bug throws at commit and leaves dist/ unchanged: %s', (_label, folders, files, added, message) => {
+    expect(writeDist({ outDir: ws.outDir, files: base }).ok).toBe(true);
+    const before = treeHash(ws.outDir);
+    const digest = sha256(fs.readFileSync(path.join(ws.outDir, INDEX_FILE), 'utf8'));
+    const opened = openDist({ outDir: ws.outDir, verify: false });
+    if (!opened.ok) throw new Error(opened.problem.message);
+    if (added) opened.session.add(added, 'new');
+    opened.session.keep(folders, files, digest);
+    expect(() => opened.session.commit()).toThrow(message);
+    expect(treeHash(ws.outDir)).toBe(before);
+    expect(ws.leftovers()).toEqual([]);
+  });
+});
