@@ -14,7 +14,7 @@ import { runtimeGitopsFiles } from './render/gitops';
 import { renderFleet, targetsByRuntime, type UnchangedRuntime } from './render/render-fleet';
 import { diffTrees, type TreeDiff } from './render/tree-diff';
 import { type DistIndex, type DistSession, openDist, type Problem, readIndexText, type WriteResult } from './write/dist-writer';
-import { type IndexView, parseIndex, sha256 } from './write/index-file';
+import { indexTextDigest, type IndexView, parseIndex, sha256 } from './write/index-file';
 import { epochOf, layersKey, loadRunRecord, recordedDiagnostics, type RunRecord, type RuntimeRecord, saveRunRecord, shownDiagnostics, timeThresholds } from './write/run-record';
 import { readCurrentDist } from './write/read-dist';
 
@@ -124,7 +124,7 @@ export function synth(options: SynthOptions): SynthResult {
   const cacheDir = options.cacheDir;
   const record = cacheDir ? loadRunRecord(cacheDir, options.cwd, fleetRoot, outDir) : undefined;
   const indexText = cacheDir ? readIndexText(outDir) : undefined;
-  const indexDigest = indexText === undefined ? undefined : sha256(indexText);
+  const indexDigest = indexText === undefined ? undefined : indexTextDigest(indexText);
   // The record describes dist/ only while dist/'s index is the one that run wrote.
   const trusted = record && indexDigest === record.index ? record : undefined;
   const keyOptions = { allowEmpty: options.allowEmpty ?? false };
@@ -254,7 +254,14 @@ function gatherSequential(options: SynthOptions, trusted: RunRecord | undefined,
   let key = '';
   const plan = (layers: LoadedLayers): RuntimePlan => {
     key = layersKey(layers, keyOptions);
-    return reusable && key === reusable.key ? { reuse: (rel, digest) => reusable.runtimes[rel]?.digest === digest } : {};
+    if (!reusable || key !== reusable.key) return {};
+    return {
+      reuse: (rel, digest) => reusable.runtimes[rel]?.digest === digest,
+      reuseStamp: (rel, stamp) => {
+        const r = reusable.runtimes[rel];
+        return r?.stamp !== undefined && r.stamp === stamp ? r.digest : undefined;
+      },
+    };
   };
   const byName = new Map<string, RuntimeRecord>();
   for (const r of Object.values(trusted?.runtimes ?? {})) byName.set(r.identity.name, r);
@@ -291,7 +298,11 @@ function gatherSequential(options: SynthOptions, trusted: RunRecord | undefined,
     return { upToDate: { exitCode: ExitCode.Ok, diagnostics, runtimes: reusedFiles.length, rendered: 0, changed: false, written: 0, removed: 0 } };
   }
 
-  const entries: RuntimeEntry[] = reusedFiles.map((f) => ({ relPath: f.relPath, record: reusable!.runtimes[f.relPath]!, kept: true }));
+  // A reused file keeps its record; the stamp is the one it has now (a file read by digest gets one once it settled).
+  const entries: RuntimeEntry[] = reusedFiles.map((f) => {
+    const { stamp: _old, ...record } = reusable!.runtimes[f.relPath]!;
+    return { relPath: f.relPath, record: f.stamp === undefined ? record : { ...record, stamp: f.stamp }, kept: true };
+  });
   const toRender = checked.runtimes.filter((r) => !isUnchanged(model, r));
   const rendered = renderFleet(model, toRender, undefined, new Map(), false);
   const targets = targetsByRuntime(rendered.files.keys());
@@ -305,6 +316,7 @@ function gatherSequential(options: SynthOptions, trusted: RunRecord | undefined,
       kept,
       record: {
         digest: loaded.digest,
+        ...(loaded.stamp === undefined ? {} : { stamp: loaded.stamp }),
         identity,
         diagnostics: recordedDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
         input: inputOf(model, r),
@@ -376,7 +388,7 @@ function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecor
       const { file: _file, ...identity } = r.identity;
       const kept = r.kept && options.cacheDir !== undefined;
       const targets = kept ? (recordByName.get(identity.name)?.targets ?? []) : r.targets;
-      entries.push({ relPath: r.relPath, kept, record: { digest: r.digest, identity, diagnostics: r.diagnostics, input: r.input, targets } });
+      entries.push({ relPath: r.relPath, kept, record: { digest: r.digest, ...(r.stamp === undefined ? {} : { stamp: r.stamp }), identity, diagnostics: r.diagnostics, input: r.input, targets } });
     }
   }
   entries.sort((a, b) => cmp(a.relPath, b.relPath));

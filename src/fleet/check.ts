@@ -46,7 +46,7 @@ export interface CheckedFleet {
   /** The diagnostics of each parsed runtime (its file's, and its resolved rules' wherever they point), by runtime file. */
   readonly runtimeDiagnostics: ReadonlyMap<string, readonly Diagnostic[]>;
   /** Runtime files that were parsed: relPath and digest by display file. */
-  readonly runtimeFiles: ReadonlyMap<string, { readonly relPath: string; readonly digest: string }>;
+  readonly runtimeFiles: ReadonlyMap<string, { readonly relPath: string; readonly digest: string; readonly stamp?: string }>;
   /** Runtime files that were read but not parsed (RuntimePlan.reuse). */
   readonly reusedRuntimes: readonly ReusedRuntimeFile[];
   readonly ok: boolean;
@@ -84,7 +84,7 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
   }
   const sorted = normalizeDiagnostics(diagnostics);
   return { model: validated.model, runtimes, diagnostics: sorted, runtimeDiagnostics,
-    runtimeFiles: new Map(loaded.runtimes.map((d) => [d.file, { relPath: d.relPath, digest: d.digest }])),
+    runtimeFiles: new Map(loaded.runtimes.map((d) => [d.file, { relPath: d.relPath, digest: d.digest, stamp: d.stamp }])),
     reusedRuntimes: loaded.reusedRuntimes,
     ok: !hasErrors(sorted) };
 }

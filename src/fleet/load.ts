@@ -25,6 +25,8 @@ export interface LoadedDocument {
   readonly positions: PositionIndex;
   /** sha256 (hex) of the file's bytes. */
   readonly digest: string;
+  /** Its fileStamp when read, if it was settled then (see fileStamp). */
+  readonly stamp?: string;
 }
 
 /** A runtime file that was read and digested but not parsed (see RuntimePlan.reuse). */
@@ -32,6 +34,23 @@ export interface ReusedRuntimeFile {
   readonly relPath: string;
   readonly file: string;
   readonly digest: string;
+  /** Its fileStamp now, if settled: the record keeps it for the next run. */
+  readonly stamp?: string;
+}
+
+/** How long before a run's start a file must last have changed for its stamp to be trusted later. */
+export const STAMP_SETTLE_MS = 2000;
+
+/**
+ * What the file system says about a file (device, inode, size, mtime, ctime), as git's index does:
+ * a later run that finds the same stamp may take the content as unchanged without reading it.
+ * Only a file whose ctime lies STAMP_SETTLE_MS before `runStart` gets one: the kernel stamps ctime
+ * from a coarse clock, so a file changed again within the same tick after it was read could keep
+ * its ctime; a settled ctime can only change forward, and any write changes it.
+ */
+export function fileStamp(st: fs.Stats, runStart: number): string | undefined {
+  if (!st.isFile() || !(st.ctimeMs < runStart - STAMP_SETTLE_MS)) return undefined;
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 }
 
 /**
@@ -47,6 +66,11 @@ export interface RuntimePlan {
   readonly names?: readonly string[];
   readonly select?: (relPath: string) => boolean;
   readonly reuse?: (relPath: string, digest: string) => boolean;
+  /**
+   * The digest of a runtime file as an earlier run recorded it with this stamp (see fileStamp), or
+   * undefined: with a digest the file is reused without being read at all.
+   */
+  readonly reuseStamp?: (relPath: string, stamp: string) => string | undefined;
 }
 
 export interface LoadedFleet {
@@ -76,6 +100,8 @@ export interface LoadOptions {
   readonly cache?: ParseCache;
   /** Decides which runtime files are read and parsed (all by default). */
   readonly runtimePlan?: (layers: LoadedLayers) => RuntimePlan;
+  /** When this run started, in ms (Date.now() by default): file stamps are settled relative to it. */
+  readonly runStart?: number;
 }
 
 /** Files that editors and operating systems leave behind; silently skipped. */
@@ -100,6 +126,7 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
   const extensions = options.extensions ?? EXTENSIONS;
   const cache = options.cache ?? NO_CACHE;
   const requested = path.resolve(cwd, options.fleetDir);
+  const runStart = options.runStart ?? Date.now();
   const display = (abs: string): string => toSlash(path.relative(cwd, abs) || '.');
   const diagnostics: Diagnostic[] = [];
   const problem = (code: string, abs: string, message: string, severity: 'error' | 'warning' = 'error', line = 1, col = 1): void => {
@@ -162,11 +189,12 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
    * links and checked on the open descriptor, which spares the realpath of every file of a large
    * fleet. Anything unusual goes the careful way (readInside), which also words the errors.
    */
-  const readListed = (abs: string, limit: number): Uint8Array | undefined => {
+  const readListed = (abs: string, limit: number, stamped?: (stamp: string | undefined) => void): Uint8Array | undefined => {
     let fd: number | undefined;
     try {
       fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
       const st = fs.fstatSync(fd);
+      stamped?.(fileStamp(st, runStart));
       if (st.isFile() && st.size <= limit) {
         const bytes = Buffer.allocUnsafe(st.size);
         let off = 0;
@@ -186,20 +214,21 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
   };
 
   const loadDocument = (abs: string, expectedKind: FleetKind, reuse?: RuntimePlan['reuse'], listedRegular = false): LoadedDocument | undefined => {
-    const bytes = listedRegular ? readListed(abs, MAX_FILE_BYTES) : readInside(abs, MAX_FILE_BYTES);
+    let stamp: string | undefined;
+    const bytes = listedRegular ? readListed(abs, MAX_FILE_BYTES, (s) => (stamp = s)) : readInside(abs, MAX_FILE_BYTES);
     if (!bytes) return undefined;
     const file = display(abs);
     const relPath = toSlash(path.relative(root, abs));
     const digest = sha256(bytes);
     if (reuse?.(relPath, digest)) {
-      result.reusedRuntimes.push({ relPath, file, digest });
+      result.reusedRuntimes.push({ relPath, file, digest, ...(stamp === undefined ? {} : { stamp }) });
       cache.keep(digest);
       return undefined;
     }
     const parsed = cache.parse(bytes, file, () => parseFleetYaml(bytes, file), digest);
     appendAll(diagnostics, parsed.diagnostics);
     if (parsed.data === undefined) return undefined;
-    return { expectedKind, relPath, file, data: parsed.data, positions: parsed.positions, digest };
+    return { expectedKind, relPath, file, data: parsed.data, positions: parsed.positions, digest, ...(stamp === undefined ? {} : { stamp }) };
   };
 
   // fleet.yaml
@@ -234,6 +263,17 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
       if (!entry.name.endsWith('.yaml')) {
         problem('W_IGNORED_FILE', abs, `only *.yaml files are read in ${folder}/; this file is ignored`, 'warning');
         continue;
+      }
+      if (plan.reuseStamp && dirInside && entry.isFile()) {
+        // Stamped as an earlier run read it: its recorded digest stands, the file is not read.
+        const st = fs.lstatSync(abs, { throwIfNoEntry: false });
+        const stamp = st && fileStamp(st, runStart);
+        const digest = stamp === undefined ? undefined : plan.reuseStamp(`${folder}/${entry.name}`, stamp);
+        if (digest !== undefined) {
+          result.reusedRuntimes.push({ relPath: `${folder}/${entry.name}`, file: display(abs), digest, stamp });
+          cache.keep(digest);
+          continue;
+        }
       }
       const doc = loadDocument(abs, kind, plan.reuse, dirInside && entry.isFile());
       if (doc) bucket.push(doc);

@@ -38,6 +38,8 @@ export interface PartRuntime {
   readonly relPath: string;
   readonly file: string;
   readonly digest: string;
+  /** The file's stamp when read (fleet/load.ts fileStamp), if settled. */
+  readonly stamp?: string;
   readonly identity: RuntimeIdentity;
   /** Its own diagnostics (file '' where it is the runtime's own file). */
   readonly diagnostics: readonly Diagnostic[];
@@ -164,6 +166,7 @@ function renderChunk(req: PartRequest, mine: ReadonlySet<string>): { result: Par
       relPath: loaded.relPath,
       file: r.runtime.file,
       digest: loaded.digest,
+      ...(loaded.stamp === undefined ? {} : { stamp: loaded.stamp }),
       identity: identityOf(r.runtime),
       diagnostics: recordedDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
       input: inputs.get(r.runtime.name)!,

@@ -36,7 +36,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
-import { INDEX_FILE, indexLine, indexTextOf, type IndexView, isCode, loadIndex, parseIndex, readIndexText, serializeIndex, sha256, type DistIndex } from './index-file';
+import { INDEX_FILE, indexLine, indexTextDigest, indexTextOf, type IndexView, isCode, loadIndex, parseIndex, readIndexText, serializeIndex, sha256, type DistIndex } from './index-file';
 import { fsyncDir, fsyncFile } from './fsync';
 import { acquireLock } from './lock';
 
@@ -216,7 +216,7 @@ export class Stager {
     else if (area.indexDigest !== undefined) {
       const text = readIndexText(area.outDir);
       const index = text === undefined ? undefined : parseIndex(text);
-      if (text === undefined || sha256(text) !== area.indexDigest || !index) throw new Error(`writeDist: the index of ${area.outDir} changed while this run wrote`);
+      if (text === undefined || !index || indexTextDigest(text) !== area.indexDigest) throw new Error(`writeDist: the index of ${area.outDir} changed while this run wrote`);
       this.previous = index.view;
     }
   }
@@ -390,7 +390,7 @@ class Session implements DistSession {
 
   private indexDigest(): string | undefined {
     if (this.existing.kind !== 'tree') return undefined;
-    return (this.digest ??= sha256(this.existing.indexText));
+    return (this.digest ??= indexTextDigest(this.existing.indexText));
   }
 
   commit(guard?: (previous: DistIndex | undefined) => Problem | undefined): WriteResult {
@@ -709,7 +709,14 @@ function inspect(names: Names, trustedDirs: ReadonlySet<string> = new Set()): Ex
       paths: [outDir],
     };
   }
-  const owned = (rel: string) => rel === INDEX_FILE || read.index.view.find(rel) >= 0;
+  // Both lists are sorted: one merge finds the files the index does not list.
+  const view = read.index.view;
+  let j = 0;
+  const owned = (rel: string): boolean => {
+    if (rel === INDEX_FILE) return true;
+    while (j < view.size && view.relAt(j) < rel) j++;
+    return j < view.size && view.relAt(j) === rel;
+  };
   const special = new Set(others);
   const foreign = [...files.filter((rel) => !owned(rel)), ...others].sort(cmp);
   if (foreign.length > 0) {

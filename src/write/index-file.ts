@@ -41,22 +41,26 @@ export class IndexView {
   static fromCanonicalText(text: string): IndexView | undefined {
     if (text === EMPTY_INDEX) return new IndexView([], [], text, new Int32Array(0));
     if (!text.startsWith(INDEX_HEAD) || !text.endsWith(INDEX_TAIL)) return undefined;
+    // No character JSON would have escaped (serializeIndex escapes them, so canonical text has no
+    // backslash) and no control character other than the line breaks, checked once for the whole text.
+    if (NOT_CANONICAL.test(text)) return undefined;
     const rels: string[] = [];
     const starts: number[] = [];
     const end = text.length - INDEX_TAIL.length;
-    const line = CANONICAL_LINE;
     let at = INDEX_HEAD.length;
     for (;;) {
-      line.lastIndex = at;
-      const m = line.exec(text);
-      if (!m) return undefined;
-      const rel = m[1]!;
+      // `    "<rel>": "<64 hex>"`, then ",\n" or the end of the files object.
+      if (!text.startsWith('    "', at)) return undefined;
+      const close = text.indexOf('"', at + 5);
+      if (close < 0) return undefined;
+      const rel = text.slice(at + 5, close);
+      if (rel.includes('\n') || !text.startsWith('": "', close) || text.charCodeAt(close + 68) !== 0x22 || !isLowerHex(text, close + 4)) return undefined;
       if (rels.length > 0 && !(rels[rels.length - 1]! < rel)) return undefined;
       rels.push(rel);
       starts.push(at);
-      at = line.lastIndex;
+      at = close + 69;
       if (at === end) break;
-      if (text.charCodeAt(at) !== 0x2c || text.charCodeAt(at + 1) !== 0x0a) return undefined; // ",\n"
+      if (text.charCodeAt(at) !== 0x2c || text.charCodeAt(at + 1) !== 0x0a || at > end) return undefined; // ",\n"
       at += 2;
     }
     return new IndexView(rels, undefined, text, Int32Array.from(starts));
@@ -139,8 +143,17 @@ export class IndexView {
 const INDEX_HEAD = '{\n  "files": {\n';
 const INDEX_TAIL = '\n  },\n  "generator": "kyma-fleet",\n  "version": 1\n}\n';
 const EMPTY_INDEX = '{\n  "files": {},\n  "generator": "kyma-fleet",\n  "version": 1\n}\n';
-/** One entry line of canonical text: a relPath JSON writes as it is, and a lower-case sha256. */
-const CANONICAL_LINE = /    "([^"\\\u0000-\u001f\ud800-\udfff]*)": "[0-9a-f]{64}"/y;
+/** Characters canonical index text never holds: what JSON escapes (a backslash), controls other than line feeds, lone surrogates. */
+const NOT_CANONICAL = /[\\\u0000-\u0009\u000b-\u001f\ud800-\udfff]/;
+
+/** True when the 64 characters at `at` are lower-case hex digits. */
+function isLowerHex(text: string, at: number): boolean {
+  for (let i = at; i < at + 64; i++) {
+    const c = text.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
+}
 
 /** The line serializeIndex writes for one entry (without the separator). */
 export function indexLine(rel: string, hash: string): string {
@@ -153,7 +166,9 @@ export function indexTextOf(lines: readonly string[]): string {
   return `{\n  "files": ${filesText},\n  "generator": "kyma-fleet",\n  "version": 1\n}\n`;
 }
 
-export { sha256 } from '../lib/digest';
+import { sha256 } from '../lib/digest';
+
+export { sha256 };
 
 /**
  * Canonical text of an index: keys sorted at every level, 2-space indent, trailing newline.
@@ -173,6 +188,14 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** The last text parsed and its index: one run reads the same index in several stages. */
 let memo: { text: string; index: DistIndex | undefined } | undefined;
+/** The last index text digested, and its sha256. */
+let digestMemo: { text: string; digest: string } | undefined;
+
+/** sha256 of index text, remembered for the next call (a run checks the same 10 MB index at several stages). */
+export function indexTextDigest(text: string): string {
+  if (digestMemo?.text !== text) digestMemo = { text, digest: sha256(text) };
+  return digestMemo.digest;
+}
 
 /**
  * Parses index text; undefined when it is not a well-formed version-1 kyma-fleet index. The result

@@ -19,6 +19,8 @@ import type { Target } from '../render/render-runtime';
 export interface RuntimeRecord {
   /** sha256 of the runtime file's bytes. */
   readonly digest: string;
+  /** The file's stamp when it was read (fleet/load.ts fileStamp), if it was settled then. */
+  readonly stamp?: string;
   /** Identity without the file (display paths depend on the working folder, which is in the key). */
   readonly identity: Omit<RuntimeIdentity, 'file'>;
   /** Diagnostics of the file and of its resolved rules (warnings only: the run succeeded). */
