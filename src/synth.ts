@@ -95,6 +95,8 @@ interface RuntimeEntry {
   readonly record: RuntimeRecord;
   /** Its files stay as dist/ has them (record.targets says which folders); else `files` holds them. */
   readonly kept: boolean;
+  /** Rendered in a part, which also wrote its own GitOps files into the staging tree. */
+  readonly gitopsStaged?: boolean;
 }
 
 /** What the input side of a synth produced: a valid model, the diagnostics and every runtime. */
@@ -177,7 +179,7 @@ export function synth(options: SynthOptions): SynthResult {
   for (const e of entries) {
     const { name, runtimeID } = e.record.identity;
     if (!e.kept) {
-      unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops: false });
+      unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops: e.gitopsStaged === true });
       continue;
     }
     const folder = `runtimes/${name}`;
@@ -388,7 +390,8 @@ function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecor
       const { file: _file, ...identity } = r.identity;
       const kept = r.kept && options.cacheDir !== undefined;
       const targets = kept ? (recordByName.get(identity.name)?.targets ?? []) : r.targets;
-      entries.push({ relPath: r.relPath, kept, record: { digest: r.digest, ...(r.stamp === undefined ? {} : { stamp: r.stamp }), identity, diagnostics: r.diagnostics, input: r.input, targets } });
+      const record = { digest: r.digest, ...(r.stamp === undefined ? {} : { stamp: r.stamp }), identity, diagnostics: r.diagnostics, input: r.input, targets };
+      entries.push({ relPath: r.relPath, kept, gitopsStaged: !kept && r.gitopsStaged, record });
     }
   }
   entries.sort((a, b) => cmp(a.relPath, b.relPath));

@@ -13,7 +13,7 @@ import { checkFleet } from '../fleet/check';
 import { identityOf, type RuntimeIdentity } from '../fleet/model';
 import { type Diagnostic, normalizeDiagnostics } from '../lib/diagnostics';
 import { fleetInputDigest, runtimeInputDigest } from '../render/input-digest';
-import { renderFleet, targetsByRuntime } from '../render/render-fleet';
+import { ownGitopsFiles, renderFleet, targetsByRuntime } from '../render/render-fleet';
 import type { Target } from '../render/render-runtime';
 import { Stager, type StagedFile, type StagingArea } from '../write/dist-writer';
 import { layersKey, recordedDiagnostics } from '../write/run-record';
@@ -48,6 +48,8 @@ export interface PartRuntime {
   readonly targets: readonly Target[];
   /** Input digest unchanged since the last render: not rendered, its files stay. */
   readonly kept: boolean;
+  /** Its own GitOps files (runtimeGitopsFiles) were rendered and staged with its files. */
+  readonly gitopsStaged: boolean;
 }
 
 export interface PartResult {
@@ -160,6 +162,10 @@ function renderChunk(req: PartRequest, mine: ReadonlySet<string>): { result: Par
   }
   const rendered = renderFleet(model, checked.runtimes, EXTENSIONS, kept, false);
   const targets = targetsByRuntime(rendered.files.keys());
+  // The GitOps files of each rendered runtime alone are written here too, spread over the parts;
+  // the main thread renders only the lists of all runtimes.
+  const wiring = checked.runtimes.filter((r) => !kept.has(r.runtime.name)).map((r) => ({ name: r.runtime.name, runtimeID: r.runtime.runtimeID, targets: targets.get(r.runtime.name) ?? [] }));
+  const gitops = ownGitopsFiles(model, wiring);
   const runtimes: PartRuntime[] = checked.runtimes.map((r) => {
     const loaded = checked.runtimeFiles.get(r.runtime.file)!;
     return {
@@ -172,7 +178,8 @@ function renderChunk(req: PartRequest, mine: ReadonlySet<string>): { result: Par
       input: inputs.get(r.runtime.name)!,
       targets: targets.get(r.runtime.name) ?? [],
       kept: kept.has(r.runtime.name),
+      gitopsStaged: !kept.has(r.runtime.name),
     };
   });
-  return { result: { ok: true, layersKey: key, diagnostics: checked.diagnostics, identities, runtimes }, files: [...rendered.files] };
+  return { result: { ok: true, layersKey: key, diagnostics: checked.diagnostics, identities, runtimes }, files: [...rendered.files, ...gitops] };
 }

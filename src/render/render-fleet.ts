@@ -6,7 +6,7 @@ import type { ExtensionPlugin } from '../extensions/types';
 import { cmp, type Diagnostic } from '../lib/diagnostics';
 import type { FleetModel } from '../fleet/model';
 import type { ResolvedRuntime } from '../fleet/resolve';
-import { renderGitops } from './gitops';
+import { renderGitops, runtimeGitopsFiles } from './gitops';
 import { type Manifest, renderRuntime, type Target, TARGETS } from './render-runtime';
 import { kustomizationFile, manifestFile } from './serialize';
 
@@ -14,7 +14,7 @@ import { kustomizationFile, manifestFile } from './serialize';
 export interface UnchangedRuntime {
   readonly runtimeID: string;
   readonly targets: readonly Target[];
-  /** Its own GitOps files (runtimeGitopsFiles) are kept too: the GitOps options did not change. */
+  /** Its own GitOps files (runtimeGitopsFiles) are not rendered: they stay as dist/ has them (the GitOps options did not change), or a part wrote them. */
   readonly keepGitops?: boolean;
 }
 
@@ -37,6 +37,22 @@ export function targetsByRuntime(paths: Iterable<string>): Map<string, Target[]>
     found.set(m[1]!, set);
   }
   return new Map([...found].map(([name, set]) => [name, TARGETS.filter((t) => set.has(t))]));
+}
+
+/** The text of a file of dist/gitops/: pretty JSON for the Argo CD generator's data, YAML otherwise. */
+export function gitopsFileText(file: string, content: Record<string, unknown>): string {
+  return file.endsWith('.json') ? JSON.stringify(content, null, 2) + '\n' : manifestFile(content);
+}
+
+/**
+ * The GitOps files of these runtimes alone (runtimeGitopsFiles: their Flux Kustomizations, their Argo
+ * CD generator file), without the lists of every runtime. A part renders them for its runtimes.
+ */
+export function ownGitopsFiles(model: FleetModel, wiring: ReadonlyArray<{ name: string; runtimeID: string; targets: Target[] }>): Array<[string, string]> {
+  const own = new Set(wiring.flatMap((w) => runtimeGitopsFiles(w, model.options.gitops)));
+  const out: Array<[string, string]> = [];
+  for (const [file, content] of renderGitops(wiring, model.options.gitops)) if (own.has(file)) out.push([file, gitopsFileText(file, content)]);
+  return out;
 }
 
 /** File name of a manifest inside its target folder: <kind>-<name>.yaml. */
@@ -85,9 +101,7 @@ export function renderFleet(
     }
   }
   const keptGitops = new Set([...unchanged].filter(([, u]) => u.keepGitops).map(([name]) => name));
-  for (const [file, content] of withGitops ? renderGitops(wiring, model.options.gitops, keptGitops) : []) {
-    files.set(file, file.endsWith('.json') ? JSON.stringify(content, null, 2) + '\n' : manifestFile(content));
-  }
+  for (const [file, content] of withGitops ? renderGitops(wiring, model.options.gitops, keptGitops) : []) files.set(file, gitopsFileText(file, content));
   const sorted = new Map([...files.entries()].sort(([a], [b]) => cmp(a, b)));
   return { files: sorted, runtimes: names.sort(cmp), diagnostics };
 }
