@@ -213,12 +213,13 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
     return readInside(abs, limit);
   };
 
-  const loadDocument = (abs: string, expectedKind: FleetKind, reuse?: RuntimePlan['reuse'], listedRegular = false): LoadedDocument | undefined => {
+  /** `named`: its display path and relPath when the caller has them (a listed folder's files). */
+  const loadDocument = (abs: string, expectedKind: FleetKind, reuse?: RuntimePlan['reuse'], listedRegular = false, named?: { file: string; relPath: string }): LoadedDocument | undefined => {
     let stamp: string | undefined;
     const bytes = listedRegular ? readListed(abs, MAX_FILE_BYTES, (s) => (stamp = s)) : readInside(abs, MAX_FILE_BYTES);
     if (!bytes) return undefined;
-    const file = display(abs);
-    const relPath = toSlash(path.relative(root, abs));
+    const file = named?.file ?? display(abs);
+    const relPath = named?.relPath ?? toSlash(path.relative(root, abs));
     const digest = sha256(bytes);
     if (reuse?.(relPath, digest)) {
       result.reusedRuntimes.push({ relPath, file, digest, ...(stamp === undefined ? {} : { stamp }) });
@@ -248,6 +249,8 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
     } catch {
       // missing: listFolder reports what matters
     }
+    // Display paths of the folder's files: its own, then the name (path.relative once, not per file).
+    const dirDisplay = display(dir);
     for (const entry of plan.names ? namedEntries(dir, plan.names) : listFolder(dir, problem)) {
       const abs = path.join(dir, entry.name);
       if (isLitter(entry.name)) continue;
@@ -270,12 +273,13 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
         const stamp = st && fileStamp(st, runStart);
         const digest = stamp === undefined ? undefined : plan.reuseStamp(`${folder}/${entry.name}`, stamp);
         if (digest !== undefined) {
-          result.reusedRuntimes.push({ relPath: `${folder}/${entry.name}`, file: display(abs), digest, stamp });
+          result.reusedRuntimes.push({ relPath: `${folder}/${entry.name}`, file: dirDisplay === '.' ? entry.name : `${dirDisplay}/${entry.name}`, digest, stamp });
           cache.keep(digest);
           continue;
         }
       }
-      const doc = loadDocument(abs, kind, plan.reuse, dirInside && entry.isFile());
+      const named = dirInside ? { file: dirDisplay === '.' ? entry.name : `${dirDisplay}/${entry.name}`, relPath: `${folder}/${entry.name}` } : undefined;
+      const doc = loadDocument(abs, kind, plan.reuse, dirInside && entry.isFile(), named);
       if (doc) bucket.push(doc);
     }
   };

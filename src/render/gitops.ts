@@ -365,14 +365,14 @@ export function renderGitops(runtimes: readonly GitopsRuntime[], options: Gitops
     const listed: string[] = [];
     for (const r of sorted) {
       for (const t of wiredTargets(r, options)) {
-        const obj = fluxKustomization(r, t, options);
-        const name = (obj.metadata as Rec).name as string;
+        // A kept runtime's Kustomization is not built: only its name takes part in the check.
+        const name = gitopsObjectName(r.name, t);
         const other = names.get(name);
         if (other !== undefined) throw new Error(`renderGitops: Kustomization name ${name} is shared by ${other} and ${r.name}/${t}`);
         names.set(name, `${r.name}/${t}`);
         const file = `${r.name}-${t}.yaml`;
         listed.push(file);
-        if (!kept.has(r.name)) files.push([`gitops/flux/${file}`, obj]);
+        if (!kept.has(r.name)) files.push([`gitops/flux/${file}`, fluxKustomization(r, t, options)]);
       }
     }
     files.push(['gitops/flux/kustomization.yaml', kustomizeFile(listed)]);
