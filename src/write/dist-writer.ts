@@ -36,7 +36,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
-import { INDEX_FILE, indexLine, indexTextDigest, indexTextOf, type IndexView, isCode, loadIndex, parseIndex, readIndexText, serializeIndex, sha256, type DistIndex } from './index-file';
+import { INDEX_FILE, indexLine, indexTextDigest, IndexTextBuilder, type IndexView, isCode, loadIndex, parseIndex, readIndexText, sha256, type DistIndex } from './index-file';
 import { fsyncDir, fsyncFile } from './fsync';
 import { acquireLock } from './lock';
 
@@ -452,18 +452,18 @@ class Session implements DistSession {
       for (const [from, to] of kept) if (to - from === 1) for (const d of dirsOf([view.relAt(from)])) dirs.add(d);
     }
     // The default sort compares UTF-16 code units, as cmp does, without a comparator call per pair.
-    const sorted = [...this.hashes.keys()].sort().map((rel) => [rel, this.hashes.get(rel)!] as const);
-    const indexText = view && kept.length > 0 ? splicedIndexText(view, kept, sorted) : serializeIndex(sorted);
-    const indexDigest = sha256(indexText);
+    const sorted = [...this.hashes.keys()].sort();
+    const index = newIndexText(view, kept, sorted, this.hashes);
+    const indexDigest = index.digest;
     const sortedDirs = kept.length > 0 ? [] : [...dirs].sort(cmp);
-    if (existing.kind === 'tree' && this.written.length === 0 && unchanged(existing, indexText, total, sortedDirs, this.partialWalk)) {
+    if (existing.kind === 'tree' && this.written.length === 0 && unchanged(existing, index, total, sortedDirs, this.partialWalk)) {
       return { ok: true, changed: false, written: 0, removed: 0, indexDigest };
     }
     const plan: Plan =
       patch && view
         ? { mode: 'patch', ops: patchOps(view, kept, this.keptFolders, this.hashes, dirs, this.written, existing.kind === 'tree' ? existing.dirs : []) }
         : { mode: 'build', moves: previous ? planMoves(previous, this.hashes, this.same) : { dirs: [], files: [] }, dirs: sortedDirs };
-    publish(names, this.id, plan, this.written, indexText, existing.kind !== 'missing', this.steps);
+    publish(names, this.id, plan, this.written, index.chunks, existing.kind !== 'missing', this.steps);
     return { ok: true, changed: true, written: total, removed, indexDigest };
   }
 
@@ -520,26 +520,37 @@ function distChanged(display: string, stale: readonly string[]): Problem {
 }
 
 /**
- * The index text of the kept ranges of `view` plus the added entries (sorted): the lines of kept
- * ranges are copied as they are, so a run that keeps 10,000 runtimes does not format 100,000 lines.
- * Equal to serializeIndex of all the entries (added ones never fall inside a kept range: keep()
- * ranges are single files or whole folders, and checkKept refuses an added file inside one).
+ * The new index text, in chunks, of the added entries (`added`, sorted, hashes in `hashes`) and the
+ * kept ranges of `view`: the lines of kept ranges are copied as they are, so a run that keeps 10,000
+ * runtimes does not format 100,000 lines. Equal to serializeIndex of all the entries (added ones
+ * never fall inside a kept range: keep() ranges are single files or whole folders, and checkKept
+ * refuses an added file inside one).
  */
-function splicedIndexText(view: IndexView, kept: ReadonlyArray<readonly [number, number]>, added: ReadonlyArray<readonly [string, string]>): string {
-  const pieces: string[] = [];
+function newIndexText(
+  view: IndexView | undefined,
+  kept: ReadonlyArray<readonly [number, number]>,
+  added: readonly string[],
+  hashes: ReadonlyMap<string, string>,
+): ReturnType<IndexTextBuilder['finish']> {
+  const b = new IndexTextBuilder();
   let a = 0;
   for (const [from, to] of kept) {
-    const first = view.relAt(from);
-    while (a < added.length && added[a]![0] < first) pieces.push(indexLine(added[a]![0], added[a]![1])), a++;
-    pieces.push(view.linesOf(from, to));
+    const first = view!.relAt(from);
+    for (; a < added.length && added[a]! < first; a++) b.add(indexLine(added[a]!, hashes.get(added[a]!)!));
+    b.add(view!.linesOf(from, to));
   }
-  for (; a < added.length; a++) pieces.push(indexLine(added[a]![0], added[a]![1]));
-  return indexTextOf(pieces);
+  for (; a < added.length; a++) b.add(indexLine(added[a]!, hashes.get(added[a]!)!));
+  return b.finish();
 }
 
 /** True when dist/ already is the new tree: same index, and (when the walk saw everything) the same files and folders. */
-function unchanged(existing: Existing & { kind: 'tree' }, indexText: string, files: number, dirs: readonly string[], partialWalk: boolean): boolean {
-  if (existing.indexText !== indexText) return false;
+function unchanged(existing: Existing & { kind: 'tree' }, index: { readonly chunks: readonly string[]; readonly length: number }, files: number, dirs: readonly string[], partialWalk: boolean): boolean {
+  if (existing.indexText.length !== index.length) return false;
+  let at = 0;
+  for (const chunk of index.chunks) {
+    if (!existing.indexText.startsWith(chunk, at)) return false;
+    at += chunk.length;
+  }
   if (partialWalk) return true; // trusted folders were not listed: the index vouches for them
   if (existing.files.length !== files + 1) return false;
   return existing.dirs.length === dirs.length && existing.dirs.every((d, i) => d === dirs[i]);
@@ -766,7 +777,7 @@ const JOURNAL = 'moves.json';
  */
 type Plan = { readonly mode: 'build'; readonly moves: Moves; readonly dirs: readonly string[] } | { readonly mode: 'patch'; readonly ops: readonly Op[] };
 
-function publish(names: Names, id: string, plan: Plan, written: readonly string[], indexText: string, hadOld: boolean, steps: CrashPoints): void {
+function publish(names: Names, id: string, plan: Plan, written: readonly string[], indexText: readonly string[], hadOld: boolean, steps: CrashPoints): void {
   const tmp = names.at('tmp', id);
   const old = names.at('old', id);
   const roots = rootsOf(old, tmp);
@@ -971,13 +982,15 @@ function doOps(roots: Record<Root, string>, ops: readonly Op[], steps: CrashPoin
   }
 }
 
-/** Creates a file that must not exist yet ('wx' never follows a symlink) and writes it (UTF-8). */
-function writeNewFile(file: string, content: string): void {
+/** Creates a file that must not exist yet ('wx' never follows a symlink) and writes it (UTF-8; a large one as chunks). */
+function writeNewFile(file: string, content: string | readonly string[]): void {
   const fd = withPath(file, () => fs.openSync(file, 'wx'));
   try {
     withPath(file, () => {
-      const bytes = Buffer.from(content, 'utf8');
-      for (let off = 0; off < bytes.length; ) off += fs.writeSync(fd, bytes, off);
+      for (const chunk of typeof content === 'string' ? [content] : content) {
+        const bytes = Buffer.from(chunk, 'utf8');
+        for (let off = 0; off < bytes.length; ) off += fs.writeSync(fd, bytes, off);
+      }
     });
   } finally {
     fs.closeSync(fd);

@@ -2,9 +2,11 @@
 // their sha256. It is what lets the writer delete stale output safely (only files it owns) and
 // refuse a dist/ that holds anything else (hostile-inputs H43, H56).
 
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
+import { sha256 } from '../lib/digest';
 
 export const INDEX_FILE = '.kyma-fleet-index.json';
 
@@ -162,11 +164,52 @@ export function indexLine(rel: string, hash: string): string {
 
 /** Index text from the lines of its entries in order (each as indexLine writes it, or runs of them joined by ",\n"). */
 export function indexTextOf(lines: readonly string[]): string {
-  const filesText = lines.length === 0 ? '{}' : `{\n${lines.join(',\n')}\n  }`;
-  return `{\n  "files": ${filesText},\n  "generator": "kyma-fleet",\n  "version": 1\n}\n`;
+  const b = new IndexTextBuilder();
+  for (const piece of lines) b.add(piece);
+  return b.finish().chunks.join('');
 }
 
-import { sha256 } from '../lib/digest';
+/**
+ * Index text built piece by piece into chunks of about a megabyte, with its sha256: the index of a
+ * 100,000-runtime dist/ is over 100 MB, and one string of it (plus its bytes to hash and to write)
+ * would triple that. The chunks joined are exactly indexTextOf's text.
+ */
+export class IndexTextBuilder {
+  private readonly chunks: string[] = [];
+  private pending: string[] = [];
+  private pendingLength = 0;
+  private readonly hash = createHash('sha256');
+  private pieces = 0;
+
+  /** One line (indexLine) or a run of lines joined by ",\n". */
+  add(piece: string): void {
+    this.push(this.pieces++ === 0 ? `{\n  "files": {\n${piece}` : `,\n${piece}`);
+  }
+
+  finish(): { readonly chunks: readonly string[]; readonly digest: string; readonly length: number } {
+    this.push(this.pieces === 0 ? EMPTY_INDEX : INDEX_TAIL);
+    this.flush();
+    let length = 0;
+    for (const c of this.chunks) length += c.length;
+    return { chunks: this.chunks, digest: this.hash.digest('hex'), length };
+  }
+
+  private push(text: string): void {
+    this.pending.push(text);
+    this.pendingLength += text.length;
+    if (this.pendingLength >= 1 << 20) this.flush();
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const chunk = this.pending.join('');
+    this.hash.update(chunk, 'utf8');
+    this.chunks.push(chunk);
+    this.pending = [];
+    this.pendingLength = 0;
+  }
+}
+
 
 export { sha256 };
 

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDist, writeDist } from '../../src/write/dist-writer';
-import { INDEX_FILE, IndexView, parseIndex, serializeIndex, sha256 } from '../../src/write/index-file';
+import { INDEX_FILE, IndexTextBuilder, IndexView, indexLine, parseIndex, serializeIndex, sha256 } from '../../src/write/index-file';
 import { treeHash, Workspace } from './dist-fixture';
 
 const HEX = fc.stringMatching(/^[0-9a-f]{64}$/);
@@ -111,6 +111,32 @@ describe('IndexView: the index as a sorted list', () => {
   });
 });
 
+describe('IndexTextBuilder: the index text in chunks', () => {
+  it('joins to exactly serializeIndex, with its sha256 and length, whether the pieces are lines or runs of lines', () => {
+    // Up to ~3 MB of index: several chunks, and chunk boundaries at every kind of piece.
+    const big = fc.integer({ min: 0, max: 25_000 }).map((n) => Array.from({ length: n }, (_, i) => [`runtimes/rt-${String(i).padStart(6, '0')}/skr/kyma-default.yaml`, sha256(String(i))] as const));
+    fc.assert(
+      fc.property(big, fc.array(fc.integer({ min: 1, max: 9000 }), { maxLength: 8 }), (es, cuts) => {
+        const text = serializeIndex(es);
+        const b = new IndexTextBuilder();
+        // Pieces: single lines and runs of lines, cut at the given sizes.
+        let i = 0;
+        for (const n of [...cuts, Number.MAX_SAFE_INTEGER]) {
+          const run = es.slice(i, i + n);
+          if (run.length > 0) b.add(run.map(([r, h]) => indexLine(r, h)).join(',\n'));
+          i += run.length;
+        }
+        const built = b.finish();
+        expect(built.chunks.join('')).toBe(text);
+        expect(built.length).toBe(text.length);
+        expect(built.digest).toBe(sha256(text));
+        if (text.length > 2 << 20) expect(built.chunks.length).toBeGreaterThan(1);
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
+
 describe('DistSession.keep: unchanged runtimes kept as folders', () => {
   let ws: Workspace;
   beforeEach(() => {
@@ -192,6 +218,23 @@ describe('DistSession.keep: unchanged runtimes kept as folders', () => {
     expect(fs.statSync(path.join(out, 'runtimes/rt-05/skr/kyma.yaml')).ino).toBe(inode);
     expect(treeHash(out)).toBe(ws.expectedHash(new Map([...filesOf(tree, false)].map(([rel, c]) => [rel, rel === 'runtimes/rt-07/skr/kyma.yaml' ? 'changed' : c]))));
   });
+
+  it('an index of several chunks: an identical write changes nothing, a changed one writes the same index as serializeIndex', () => {
+    // GIVEN a tree whose index is over 1 MB (written and compared in chunks)
+    const files = new Map(Array.from({ length: 9_000 }, (_, i) => [`runtimes/rt-${String(i).padStart(5, '0')}/skr/registrycacheconfig-docker.io.yaml`, `n: ${i}\n`] as const));
+    expect(writeDist({ outDir: ws.outDir, files }).ok).toBe(true);
+    const text = fs.readFileSync(path.join(ws.outDir, INDEX_FILE), 'utf8');
+    expect(text.length).toBeGreaterThan(1 << 20);
+    expect(text).toBe(serializeIndex([...files].map(([rel, c]) => [rel, sha256(c)] as const)));
+    // WHEN the same tree is written again THEN nothing changes
+    expect(writeDist({ outDir: ws.outDir, files })).toMatchObject({ ok: true, changed: false, indexDigest: sha256(text) });
+    // WHEN one file changes THEN the index is the full serialisation of the new tree
+    files.set('runtimes/rt-07000/skr/registrycacheconfig-docker.io.yaml', 'changed\n');
+    const r = writeDist({ outDir: ws.outDir, files });
+    const after = fs.readFileSync(path.join(ws.outDir, INDEX_FILE), 'utf8');
+    expect(r).toMatchObject({ ok: true, changed: true, indexDigest: sha256(after) });
+    expect(after).toBe(serializeIndex([...files].map(([rel, c]) => [rel, sha256(c)] as const)));
+  }, 120_000);
 
   const base = new Map([
     ['runtimes/a/skr/x.yaml', 'x'],
