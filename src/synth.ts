@@ -14,7 +14,7 @@ import { runtimeGitopsFiles } from './render/gitops';
 import { renderFleet, targetsByRuntime, type UnchangedRuntime } from './render/render-fleet';
 import { diffTrees, type TreeDiff } from './render/tree-diff';
 import { type DistIndex, type DistSession, openDist, type Problem, readIndexText, type WriteResult } from './write/dist-writer';
-import { indexTextDigest, type IndexView, parseIndex, sha256 } from './write/index-file';
+import { indexTextDigest, type IndexView, parseIndex } from './write/index-file';
 import { epochOf, layersKey, loadRunRecord, recordedDiagnostics, type RunRecord, type RuntimeRecord, saveRunRecord, shownDiagnostics, timeThresholds } from './write/run-record';
 import { readCurrentDist } from './write/read-dist';
 
@@ -166,8 +166,6 @@ export function synth(options: SynthOptions): SynthResult {
     return synth({ ...options, cacheDir: undefined });
   };
 
-  // Kept runtimes: their files (and hashes) are the ones dist/'s index lists, the index of the run
-  // that rendered them; their own GitOps files too, while the GitOps options are the same.
   // Kept runtimes: their folders stay as dist/'s index lists them (the index of the run that
   // rendered them); their own GitOps files too, while the GitOps options are the same.
   const anyKept = entries.some((e) => e.kept);

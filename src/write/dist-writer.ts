@@ -386,6 +386,7 @@ class Session implements DistSession {
     }
   }
 
+  /** sha256 of the current index text (dist/'s), once computed. */
   private digest: string | undefined;
 
   private indexDigest(): string | undefined {
