@@ -84,10 +84,16 @@ const CHUNK = 500;
  */
 export function renderPart(
   req: PartRequest,
-  onFiles: (files: ChunkFiles, runtimes: number) => void,
+  onFiles: (files: ChunkFiles, runtimes: number, chunk?: PartResult) => void,
   stopped: () => boolean = () => false,
   /** Called as the part works (the heartbeat a worker's main thread watches). */
   beat: () => void = () => {},
+  /**
+   * Hand each chunk's result to onFiles instead of keeping it: a worker's heap then holds one chunk,
+   * not the records of every runtime of its part (at 100,000 runtimes those filled its heap limit
+   * and made it collect garbage without end). The returned result carries only ok and layersKey.
+   */
+  streamResults = false,
 ): PartResult {
   const mine = [...partFiles(path.resolve(req.cwd, req.fleetDir), req.part, req.of)];
   const stager = new Stager(req.staging);
@@ -105,15 +111,21 @@ export function renderPart(
     beat();
     const files = mine.slice(i, i + CHUNK);
     const chunk = renderChunk(req, new Set(files));
-    results.push(chunk.result);
+    results.push(streamResults ? { ok: chunk.result.ok, layersKey: chunk.result.layersKey, diagnostics: [], identities: [], runtimes: [] } : chunk.result);
     onFiles(
       chunk.files.map(([rel, content]) => {
         beat();
         return stager.stage(rel, content);
       }),
       files.length,
+      streamResults ? chunk.result : undefined,
     );
   }
+  return mergePartResults(results);
+}
+
+/** One result of a part's chunks (also of chunks sent one by one and the part's final summary). */
+export function mergePartResults(results: readonly PartResult[]): PartResult {
   return {
     ok: results.every((r) => r.ok),
     // Chunks that saw different fleet-wide inputs (the fleet changed meanwhile) void the part.

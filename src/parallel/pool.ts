@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import { type ChunkFiles, type PartRequest, type PartResult, renderPart } from './part';
+import { type ChunkFiles, mergePartResults, type PartRequest, type PartResult, renderPart } from './part';
 
 /** A worker that never answers must not hang CI forever. */
 const WORKER_TIMEOUT_MS = 60 * 60 * 1000;
@@ -53,7 +53,8 @@ function workerScript(): string | undefined {
   return fs.existsSync(built) ? built : undefined;
 }
 
-type WorkerMessage = { kind: 'files'; files: ChunkFiles; runtimes: number } | { kind: 'done'; ok: true; result: PartResult } | { kind: 'done'; ok: false; error: string };
+/** `chunk`: the chunk's result (workers send each with its files and end with a summary of ok and layersKey). */
+type WorkerMessage = { kind: 'files'; files: ChunkFiles; runtimes: number; chunk?: PartResult } | { kind: 'done'; ok: true; result: PartResult } | { kind: 'done'; ok: false; error: string };
 
 /**
  * Renders every part in its own worker (a single part in this thread), handing each chunk's files
@@ -71,7 +72,7 @@ export function runParts(requests: readonly PartRequest[], onFiles: (files: Chun
     const { port1, port2 } = new MessageChannel();
     // A larger young generation: rendering allocates many short-lived objects (fewer scavenges, less promoted).
     const worker = new Worker(script, { workerData: { request, port: port2, signal, beatSlot: 2 + i }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 64, maxOldGenerationSizeMb: 160 } });
-    return { worker, port: port1, done: undefined as WorkerMessage | undefined, slot: 2 + i, beat: 0, beatAt: Date.now() };
+    return { worker, port: port1, done: undefined as WorkerMessage | undefined, chunks: [] as PartResult[], slot: 2 + i, beat: 0, beatAt: Date.now() };
   });
   const deadline = Date.now() + WORKER_TIMEOUT_MS;
   const stall = stallMs();
@@ -89,6 +90,7 @@ export function runParts(requests: readonly PartRequest[], onFiles: (files: Chun
         for (let m = receiveMessageOnPort(r.port); m && !r.done; m = r.done ? undefined : receiveMessageOnPort(r.port)) {
           const message = m.message as WorkerMessage;
           if (message.kind === 'files') {
+            if (message.chunk) r.chunks.push(message.chunk);
             if (Atomics.load(counter, 1) === 0) onFiles(message.files, message.runtimes);
           } else r.done = message;
         }
@@ -111,5 +113,5 @@ export function runParts(requests: readonly PartRequest[], onFiles: (files: Chun
   }
   const errors = running.flatMap((r) => (r.done?.kind === 'done' && !r.done.ok ? [r.done.error] : []));
   if (errors.length > 0) throw new Error(`synth workers failed:\n${errors.join('\n')}`);
-  return running.map((r) => (r.done as { result: PartResult }).result);
+  return running.map((r) => mergePartResults([...r.chunks, (r.done as { result: PartResult }).result]));
 }

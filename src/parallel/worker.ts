@@ -26,9 +26,10 @@ if (parentPort) {
   try {
     const result = renderPart(
       request,
-      (files, runtimes) => post({ kind: 'files', files, runtimes }),
+      (files, runtimes, chunk) => post({ kind: 'files', files, runtimes, chunk }),
       () => Atomics.load(counter, 1) !== 0,
       () => Atomics.add(counter, beatSlot, 1),
+      true,
     );
     post({ kind: 'done', ok: true, result });
   } catch (e) {
