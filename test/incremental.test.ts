@@ -11,6 +11,8 @@ import fc from 'fast-check';
 import { Document, parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFleet } from '../bench/generate-fleet';
+import { normalizeDiagnostics } from '../src/lib/diagnostics';
+import { runParts } from '../src/parallel/pool';
 import { synth, type SynthResult } from '../src/synth';
 import { treeHash } from './write/dist-fixture';
 
@@ -189,6 +191,50 @@ describe('incremental synth equals a cold single-threaded synth', () => {
     expect(r).toMatchObject({ exitCode: 0, changed: true });
     expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
   });
+
+  it('parts of several chunks (the result of each chunk sent on its own) give the cold output, diagnostics and a record of every runtime', () => {
+    const dir = path.join(root, 'chunked-parts');
+    const fleetDir = path.join(dir, 'fleet');
+    generateFleet(fleetDir, 1100, 13); // 2 parts of 550: 2 chunks each
+    // A warning as well: an ignored file in runtimes/.
+    fs.writeFileSync(path.join(fleetDir, 'runtimes', 'notes.txt'), 'not a runtime\n');
+    const outDir = path.join(dir, 'dist');
+    const cacheDir = path.join(dir, 'cache');
+    const reference = cold(fleetDir, NOW);
+    const r = fast(fleetDir, outDir, cacheDir, NOW, '2');
+    expect(r).toMatchObject({ exitCode: 0, changed: true, runtimes: 1100, rendered: 1100 });
+    expect(r.diagnostics).toEqual(reference.result.diagnostics);
+    expect(treeHash(outDir)).toBe(reference.hash);
+    // The record lists every runtime: the next run keeps them all.
+    const [recordFile] = fs.readdirSync(cacheDir).filter((n) => n.startsWith('run-'));
+    const record = JSON.parse(fs.readFileSync(path.join(cacheDir, recordFile!), 'utf8')) as { runtimes: Record<string, unknown> };
+    expect(Object.keys(record.runtimes)).toHaveLength(1100);
+    expect(fast(fleetDir, outDir, cacheDir, NOW, '2')).toMatchObject({ exitCode: 0, changed: false, rendered: 0 });
+  }, 180_000);
+
+  it('workers that send the result of each chunk on its own return what one part in this thread returns', () => {
+    // runParts itself: a lost chunk result would only make synth fall back (slowly, but correctly).
+    const dir = path.join(root, 'chunk-results');
+    const fleetDir = path.join(dir, 'fleet');
+    generateFleet(fleetDir, 1100, 17); // 2 parts of 550: chunks of 500 and 50 each
+    fs.writeFileSync(path.join(fleetDir, 'runtimes', 'notes.txt'), 'not a runtime\n'); // a warning
+    const request = (part: number, of: number, tree: string) => ({
+      fleetDir, cwd: root, now: NOW.getTime(), allowEmpty: false, outDir: path.join(dir, 'dist'), part, of, previousInputs: {},
+      staging: { treeDir: path.join(dir, tree), outDir: path.join(dir, 'dist'), verify: false, indexDigest: undefined },
+    });
+    // Sorted, without stamps (a file gets one only once it settled, which the later run may see) and
+    // input digests (they include codeKey, which differs between lib/ and the sources).
+    const sorted = <T extends { relPath: string; stamp?: string; input: string }>(xs: readonly T[]) =>
+      [...xs].map(({ stamp: _s, input: _i, ...x }) => x).sort((a, b) => (a.relPath < b.relPath ? -1 : 1));
+    const inThread = runParts([request(0, 1, 'tree-1')], () => {})[0]!;
+    const workers = runParts([request(0, 2, 'tree-2'), request(1, 2, 'tree-2')], () => {});
+    // (The workers run lib/, this thread the TypeScript sources: their layersKeys differ by codeKey.)
+    expect(workers.map((p) => [p.ok, p.layersKey])).toEqual([[true, workers[0]!.layersKey], [true, workers[0]!.layersKey]]);
+    expect(inThread.ok).toBe(true);
+    expect(sorted(workers.flatMap((p) => p.runtimes))).toEqual(sorted(inThread.runtimes));
+    expect(workers.flatMap((p) => p.identities).length).toBe(inThread.identities.length);
+    expect(normalizeDiagnostics(workers.flatMap((p) => p.diagnostics))).toEqual(inThread.diagnostics);
+  }, 180_000);
 
   it('a part that fails stops the others; the run falls back to the whole-fleet pipeline and leaves no staging tree', () => {
     const dir = path.join(root, 'failing-part');
