@@ -389,7 +389,8 @@ function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecor
       const kept = r.kept && options.cacheDir !== undefined;
       const targets = kept ? (recordByName.get(identity.name)?.targets ?? []) : r.targets;
       const record = { digest: r.digest, ...(r.stamp === undefined ? {} : { stamp: r.stamp }), identity, diagnostics: r.diagnostics, input: r.input, targets };
-      entries.push({ relPath: r.relPath, kept, gitopsStaged: !kept && r.gitopsStaged, record });
+      // A part that rendered a runtime staged its own GitOps files too (r.kept is false without a cache).
+      entries.push({ relPath: r.relPath, kept, gitopsStaged: !kept, record });
     }
   }
   entries.sort((a, b) => cmp(a.relPath, b.relPath));

@@ -46,10 +46,8 @@ export interface PartRuntime {
   readonly input: string;
   /** Targets it rendered (empty when kept). */
   readonly targets: readonly Target[];
-  /** Input digest unchanged since the last render: not rendered, its files stay. */
+  /** Input digest unchanged since the last render: not rendered, its files stay. Otherwise its own GitOps files (runtimeGitopsFiles) were staged with its files. */
   readonly kept: boolean;
-  /** Its own GitOps files (runtimeGitopsFiles) were rendered and staged with its files. */
-  readonly gitopsStaged: boolean;
 }
 
 export interface PartResult {
@@ -190,7 +188,6 @@ function renderChunk(req: PartRequest, mine: ReadonlySet<string>): { result: Par
       input: inputs.get(r.runtime.name)!,
       targets: targets.get(r.runtime.name) ?? [],
       kept: kept.has(r.runtime.name),
-      gitopsStaged: !kept.has(r.runtime.name),
     };
   });
   return { result: { ok: true, layersKey: key, diagnostics: checked.diagnostics, identities, runtimes }, files: [...rendered.files, ...gitops] };

@@ -162,17 +162,10 @@ export function indexLine(rel: string, hash: string): string {
   return `    ${NEEDS_ESCAPE.test(rel) ? JSON.stringify(rel) : `"${rel}"`}: ${NEEDS_ESCAPE.test(hash) ? JSON.stringify(hash) : `"${hash}"`}`;
 }
 
-/** Index text from the lines of its entries in order (each as indexLine writes it, or runs of them joined by ",\n"). */
-export function indexTextOf(lines: readonly string[]): string {
-  const b = new IndexTextBuilder();
-  for (const piece of lines) b.add(piece);
-  return b.finish().chunks.join('');
-}
-
 /**
  * Index text built piece by piece into chunks of about a megabyte, with its sha256: the index of a
  * 100,000-runtime dist/ is over 100 MB, and one string of it (plus its bytes to hash and to write)
- * would triple that. The chunks joined are exactly indexTextOf's text.
+ * would triple that. The chunks joined are exactly serializeIndex's text of the same entries.
  */
 export class IndexTextBuilder {
   private readonly chunks: string[] = [];
@@ -223,7 +216,9 @@ export function serializeIndex(files: Iterable<readonly [string, string]>): stri
   for (let i = 1; i < entries.length && sorted; i++) sorted = entries[i - 1]![0] < entries[i]![0];
   if (!sorted) entries.sort((a, b) => cmp(a[0], b[0]));
   // Paths without characters JSON escapes (all of them, in practice) skip JSON.stringify: 110,000 calls each.
-  return indexTextOf(entries.map(([rel, hash]) => indexLine(rel, hash)));
+  const b = new IndexTextBuilder();
+  for (const [rel, hash] of entries) b.add(indexLine(rel, hash));
+  return b.finish().chunks.join('');
 }
 
 /** Characters JSON.stringify writes differently from themselves inside a string. */
