@@ -157,7 +157,7 @@ export function synth(options: SynthOptions): SynthResult {
       }
     }
   }
-  outcome ??= gatherSequential(options, trusted, reusable, keyOptions);
+  outcome ??= gatherSequential(options, trusted, reusable, keyOptions, indexText);
   if ('failed' in outcome) return outcome.failed;
   if ('upToDate' in outcome) return outcome.upToDate;
   const { model, diagnostics, entries, key } = outcome.gathered;
@@ -169,24 +169,28 @@ export function synth(options: SynthOptions): SynthResult {
   // Kept runtimes: their folders stay as dist/'s index lists them (the index of the run that
   // rendered them); their own GitOps files too, while the GitOps options are the same.
   const anyKept = entries.some((e) => e.kept);
-  const previousView = anyKept && indexText !== undefined ? parseIndex(indexText)?.view : undefined;
+  const previousView = anyKept && indexText !== undefined ? parseIndex(indexText, { ours: trusted !== undefined })?.view : undefined;
   const gitopsJson = JSON.stringify(model.options.gitops);
   const unchanged = new Map<string, UnchangedRuntime>();
   const keptFolders: string[] = [];
   const keptFiles: string[] = [];
+  // Folders first, then GitOps files: the index is searched region by region, in order.
+  for (const e of entries) {
+    if (!e.kept) continue;
+    const folder = `runtimes/${e.record.identity.name}`;
+    // Not in dist/ after all (the index was trusted): do everything anew.
+    if (!previousView?.hasFolder(folder)) return redo();
+    keptFolders.push(folder);
+  }
   for (const e of entries) {
     const { name, runtimeID } = e.record.identity;
     if (!e.kept) {
       unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops: e.gitopsStaged === true });
       continue;
     }
-    const folder = `runtimes/${name}`;
-    // Not in dist/ after all (the index was trusted): do everything anew.
-    if (!previousView?.hasFolder(folder)) return redo();
-    keptFolders.push(folder);
     const wiring = { name, runtimeID, targets: e.record.targets };
     const gitopsFiles = trusted?.gitops === gitopsJson ? runtimeGitopsFiles(wiring, model.options.gitops) : [];
-    const keepGitops = gitopsFiles.length > 0 && gitopsFiles.every((rel) => previousView.find(rel) >= 0);
+    const keepGitops = gitopsFiles.length > 0 && gitopsFiles.every((rel) => previousView!.find(rel) >= 0);
     if (keepGitops) keptFiles.push(...gitopsFiles);
     unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops });
   }
@@ -249,7 +253,13 @@ function peekLayers(options: SynthOptions, keyOptions: Readonly<Record<string, u
 }
 
 /** The input side in this thread: reused files from the record, everything else parsed here. */
-function gatherSequential(options: SynthOptions, trusted: RunRecord | undefined, reusable: RunRecord | undefined, keyOptions: Readonly<Record<string, unknown>>): GatherOutcome {
+function gatherSequential(
+  options: SynthOptions,
+  trusted: RunRecord | undefined,
+  reusable: RunRecord | undefined,
+  keyOptions: Readonly<Record<string, unknown>>,
+  indexText: string | undefined,
+): GatherOutcome {
   const cacheDir = options.cacheDir;
   let key = '';
   const plan = (layers: LoadedLayers): RuntimePlan => {
@@ -282,6 +292,8 @@ function gatherSequential(options: SynthOptions, trusted: RunRecord | undefined,
     now: options.now,
     allowEmpty: options.allowEmpty,
     previousDist: options.outDir,
+    // Read once at the start of the run; kyma-fleet's own text (its digest is in the record) parses without the checks a foreign one needs.
+    previousIndex: indexText === undefined ? undefined : () => parseIndex(indexText, { ours: trusted !== undefined }),
     cacheDir,
     unchangedSincePrevious: isUnchanged,
     runtimes: cacheDir ? { plan, identities: (reused) => reused.map((f) => ({ ...reusable!.runtimes[f.relPath]!.identity, file: f.file })) } : undefined,

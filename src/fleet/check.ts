@@ -12,6 +12,7 @@ import type { FleetModel, RuntimeIdentity } from './model';
 import { resolveFleet, type ResolvedRuntime } from './resolve';
 import { checkResolved } from './resolved-rules';
 import { validateFleet } from './validate';
+import type { DistIndex } from '../write/index-file';
 
 export interface CheckOptions {
   readonly fleetDir: string;
@@ -23,6 +24,8 @@ export interface CheckOptions {
   readonly cacheDir?: string;
   /** dist/ of the previous render, for transition rules (immutable fields); ignored when absent. */
   readonly previousDist?: string;
+  /** The index of previousDist when the caller has read it already (else it is read when needed). */
+  readonly previousIndex?: () => DistIndex | undefined;
   /** Runtimes known to be unchanged since the previous render need no transition checks. */
   readonly unchangedSincePrevious?: (model: FleetModel, runtime: ResolvedRuntime) => boolean;
   /**
@@ -73,7 +76,7 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
     // Cross-layer rules need every layer: with a broken group or default they would only cascade.
     if (validated.model.complete) {
       const model = validated.model;
-      const read = options.previousDist ? previousRenderReader(path.resolve(cwd, options.previousDist)) : () => undefined;
+      const read = options.previousDist ? previousRenderReader(path.resolve(cwd, options.previousDist), options.previousIndex) : () => undefined;
       const previous = (r: ResolvedRuntime, kinds?: readonly string[]) => (options.unchangedSincePrevious?.(model, r) ? undefined : read(r.runtime.name, kinds));
       for (const r of runtimes) {
         const found = checkResolved(model, [r], extensions, previous);

@@ -12,11 +12,14 @@ export type PreviousManifests = (runtimeName: string, kinds?: readonly string[])
 
 const PARSE_OPTIONS = { version: '1.2', schema: 'core', maxAliasCount: 0, uniqueKeys: true } as const;
 
-export function previousRenderReader(outDir: string): PreviousManifests {
-  // The index is read on the first question only: a run whose runtimes are all unchanged asks none.
+/**
+ * `readIndex`: dist/'s index when the caller has read it already (synth does); else it is read
+ * from `outDir`, on the first question only: a run whose runtimes are all unchanged asks none.
+ */
+export function previousRenderReader(outDir: string, readIndex: () => DistIndex | undefined = () => readDistIndex(path.resolve(outDir))): PreviousManifests {
   let index: DistIndex | undefined | null = null;
   return (name, kinds) => {
-    if (index === null) index = readDistIndex(path.resolve(outDir));
+    if (index === null) index = readIndex();
     if (!index) return undefined;
     let names: string[];
     try {
