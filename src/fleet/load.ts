@@ -252,9 +252,9 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
     // Display paths of the folder's files: its own, then the name (path.relative once, not per file).
     const dirDisplay = display(dir);
     for (const entry of plan.names ? namedEntries(dir, plan.names) : listFolder(dir, problem)) {
-      const abs = path.join(dir, entry.name);
       if (isLitter(entry.name)) continue;
       if (plan.select && !plan.select(`${folder}/${entry.name}`)) continue;
+      const abs = path.join(dir, entry.name);
       if (entry.isDirectory()) {
         problem('W_IGNORED_FILE', abs, `subfolders of ${folder}/ are not read`, 'warning');
         continue;

@@ -1,7 +1,6 @@
 // What a synth would change in dist/: added, removed and changed files with unified diffs, as
 // text for a terminal, JSON for tools, and Markdown for a pull request comment. Pure.
 
-import { createTwoFilesPatch } from 'diff';
 import { cmp } from '../lib/diagnostics';
 
 export interface TreeDiff {
@@ -31,8 +30,9 @@ export function diffTrees(current: ReadonlyMap<string, string>, next: ReadonlyMa
   const changed: string[] = [];
   const patches = new Map<string, string>();
   // git-style headers: no "===" separator line, no tab after the file names
+  // The diff package loads on first use: synth imports this module but only --check and diff need patches.
   const patch = (file: string, before: string, after: string): string =>
-    createTwoFilesPatch(before === '' ? '/dev/null' : `a/${file}`, after === '' ? '/dev/null' : `b/${file}`, before, after, undefined, undefined, { context: 3 })
+    (require('diff') as typeof import('diff')).createTwoFilesPatch(before === '' ? '/dev/null' : `a/${file}`, after === '' ? '/dev/null' : `b/${file}`, before, after, undefined, undefined, { context: 3 })
       .replace(/^=+\n/, '')
       .replace(/^(---|\+\+\+) (.*?)\t?$/gm, '$1 $2');
   for (const [file, content] of next) {
