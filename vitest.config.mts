@@ -8,5 +8,7 @@ export default defineConfig({
     // disk that takes longer than vitest's default 10 s.
     hookTimeout: 180_000,
     pool: 'forks',
+    // A cache home of its own for the run (test/helpers/global-setup.ts).
+    globalSetup: ['test/helpers/global-setup.ts'],
   },
 });

@@ -87,7 +87,15 @@ export function massRemovalProblem(previous: DistIndex | undefined, after: Reado
   };
 }
 
-export type SynthResult = Rendering & { readonly problem?: Problem; readonly changed?: boolean; readonly written?: number; readonly removed?: number; readonly rendered?: number };
+export type SynthResult = Rendering & {
+  readonly problem?: Problem;
+  readonly changed?: boolean;
+  readonly written?: number;
+  readonly removed?: number;
+  readonly rendered?: number;
+  /** How many parts (worker threads, when more than one) rendered the runtimes; absent when this thread did it all. */
+  readonly parts?: number;
+};
 
 /** One runtime of the fleet as the tail of synth sees it, however it was obtained. */
 interface RuntimeEntry {
@@ -196,7 +204,7 @@ export function synth(options: SynthOptions): SynthResult {
   }
 
   const names = new Set(entries.map((e) => e.record.identity.name));
-  const base = { exitCode: ExitCode.Ok, diagnostics, runtimes: names.size, rendered: entries.filter((e) => !e.kept).length };
+  const base = { exitCode: ExitCode.Ok, diagnostics, runtimes: names.size, rendered: entries.filter((e) => !e.kept).length, ...(session && parts > 0 ? { parts } : {}) };
   if (!session) {
     const opened = openDist({ outDir, verify: !cacheDir, trustedDirs: new Set(entries.filter((e) => e.kept).map((e) => `runtimes/${e.record.identity.name}`)) });
     if (!opened.ok) return { ...base, exitCode: opened.exitCode, problem: opened.problem };

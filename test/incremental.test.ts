@@ -134,6 +134,8 @@ describe('incremental synth equals a cold single-threaded synth', () => {
         const uuid = (): string => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
         const first = fast(fleetDir, outDir, cacheDir, NOW, workers);
         expect(first.exitCode, JSON.stringify(first.diagnostics.slice(0, 3))).toBe(0);
+        // The first run has no record: with two workers it is rendered by their parts (no fallback).
+        expect(first.parts).toBe(Number(workers));
         expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
         for (const edit of edits) {
           apply(fleetDir, edit, uuid);
@@ -202,7 +204,7 @@ describe('incremental synth equals a cold single-threaded synth', () => {
     const cacheDir = path.join(dir, 'cache');
     const reference = cold(fleetDir, NOW);
     const r = fast(fleetDir, outDir, cacheDir, NOW, '2');
-    expect(r).toMatchObject({ exitCode: 0, changed: true, runtimes: 1100, rendered: 1100 });
+    expect(r).toMatchObject({ exitCode: 0, changed: true, runtimes: 1100, rendered: 1100, parts: 2 });
     expect(r.diagnostics).toEqual(reference.result.diagnostics);
     expect(treeHash(outDir)).toBe(reference.hash);
     // The record lists every runtime: the next run keeps them all.
@@ -222,14 +224,14 @@ describe('incremental synth equals a cold single-threaded synth', () => {
       fleetDir, cwd: root, now: NOW.getTime(), allowEmpty: false, outDir: path.join(dir, 'dist'), part, of, previousInputs: {},
       staging: { treeDir: path.join(dir, tree), outDir: path.join(dir, 'dist'), verify: false, indexDigest: undefined },
     });
-    // Sorted, without stamps (a file gets one only once it settled, which the later run may see) and
-    // input digests (they include codeKey, which differs between lib/ and the sources).
-    const sorted = <T extends { relPath: string; stamp?: string; input: string }>(xs: readonly T[]) =>
-      [...xs].map(({ stamp: _s, input: _i, ...x }) => x).sort((a, b) => (a.relPath < b.relPath ? -1 : 1));
+    // Sorted, without stamps (a file gets one only once it settled, which the later run may see).
+    const sorted = <T extends { relPath: string; stamp?: string }>(xs: readonly T[]) =>
+      [...xs].map(({ stamp: _s, ...x }) => x).sort((a, b) => (a.relPath < b.relPath ? -1 : 1));
     const inThread = runParts([request(0, 1, 'tree-1')], () => {})[0]!;
     const workers = runParts([request(0, 2, 'tree-2'), request(1, 2, 'tree-2')], () => {});
-    // (The workers run lib/, this thread the TypeScript sources: their layersKeys differ by codeKey.)
-    expect(workers.map((p) => [p.ok, p.layersKey])).toEqual([[true, workers[0]!.layersKey], [true, workers[0]!.layersKey]]);
+    // The workers run lib/, this thread the TypeScript sources; codeKey takes both as lib/, so the
+    // keys and input digests agree (else synth would refuse the workers' parts).
+    expect(workers.map((p) => [p.ok, p.layersKey])).toEqual([[true, inThread.layersKey], [true, inThread.layersKey]]);
     expect(inThread.ok).toBe(true);
     expect(sorted(workers.flatMap((p) => p.runtimes))).toEqual(sorted(inThread.runtimes));
     expect(workers.flatMap((p) => p.identities).length).toBe(inThread.identities.length);
@@ -245,6 +247,7 @@ describe('incremental synth equals a cold single-threaded synth', () => {
       synth({ fleetDir, outDir, cwd: root, now: NOW, cacheDir: path.join(dir, 'cache'), env: { KYMA_FLEET_WORKERS: '2', KYMA_FLEET_PARALLEL_MIN: '1' } }),
     );
     expect(r).toMatchObject({ exitCode: 0, changed: true, runtimes: 1200 });
+    expect(r.parts).toBeUndefined(); // the whole-fleet pipeline in this thread rendered it
     expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('.dist.'))).toEqual([]);
   }, 180_000);
@@ -259,6 +262,7 @@ describe('incremental synth equals a cold single-threaded synth', () => {
       synth({ fleetDir, outDir, cwd: root, now: NOW, cacheDir: path.join(dir, 'cache'), env: { KYMA_FLEET_WORKERS: '2', KYMA_FLEET_PARALLEL_MIN: '1' } }),
     );
     expect(r).toMatchObject({ exitCode: 0, changed: true, runtimes: 1200 });
+    expect(r.parts).toBeUndefined();
     // Well before the one-hour deadline: the heartbeat stood still for 1.5 s.
     expect(Date.now() - started).toBeLessThan(120_000);
     expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);

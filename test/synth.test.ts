@@ -13,7 +13,7 @@ import { validateFleet } from '../src/fleet/validate';
 import { renderFleet } from '../src/render/render-fleet';
 import { writeDist } from '../src/write/dist-writer';
 import { readCurrentDist } from '../src/write/read-dist';
-import { BIN, FleetFixture, NOW, REPO, runBinary } from './helpers/fleet-fixture';
+import { BIN, FleetFixture, NOW, REPO, runBinary, testProcessEnv } from './helpers/fleet-fixture';
 
 /** sha256 of every file under dir (relative path -> hash), symlinks and folders included. */
 function treeHash(dir: string): string {
@@ -188,7 +188,7 @@ describe('synth safety', () => {
       const killed = spawnSync(process.execPath, [BIN, 'synth', '--now', NOW], {
         cwd: fx.dir,
         encoding: 'utf8',
-        env: { PATH: process.env.PATH, KYMA_FLEET_CRASH_AFTER_WRITES: String(n) },
+        env: { ...testProcessEnv(), KYMA_FLEET_CRASH_AFTER_WRITES: String(n) },
       });
       expect(killed.signal, `crash after ${n} writes`).toBe('SIGKILL');
       expect([old, next, 'missing'], `state after a crash after ${n} writes`).toContain(treeHash(dist));
@@ -223,7 +223,7 @@ describe('recovery after a kill between the swap renames', () => {
         const killed = spawnSync(process.execPath, [BIN, 'synth', '--now', NOW], {
           cwd: fx.dir,
           encoding: 'utf8',
-          env: { PATH: process.env.PATH, KYMA_FLEET_CRASH_AFTER_WRITES: String(n) },
+          env: { ...testProcessEnv(), KYMA_FLEET_CRASH_AFTER_WRITES: String(n) },
         });
         expect(killed.signal, `crash after ${n} steps`).toBe('SIGKILL');
         const state = treeHash(dist);

@@ -11,7 +11,12 @@ let key: string | undefined;
 
 /** The roots of the program: src/ (this file's parent's parent), and charts/ and imports/ beside it. */
 function roots(): string[] {
-  const src = path.join(__dirname, '..');
+  let src = path.join(__dirname, '..');
+  // Run from its TypeScript sources (vitest), the program is their compiled lib/ all the same: the
+  // worker threads of a large synth run lib/ (parallel/pool.ts), and this thread must come to the
+  // same key as they do or it refuses their parts. The tests build lib/ first (pretest).
+  const built = path.join(__dirname, '..', '..', 'lib', 'src');
+  if (__filename.endsWith('.ts') && fs.existsSync(built)) src = built;
   return [src, path.join(src, '..', 'charts'), path.join(src, '..', 'imports')];
 }
 

@@ -115,11 +115,19 @@ export function exampleLocation(rel: string, key: string, occurrence = 1): strin
   throw new Error(`${key}: not found ${occurrence} times in ${rel}`);
 }
 
+/**
+ * The environment a spawned binary starts from: PATH, and the run's own cache home (see
+ * global-setup.ts), nothing else of the developer's environment.
+ */
+export function testProcessEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}) };
+}
+
 export function runBinary(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): RunResult {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, ...env },
+    env: { ...testProcessEnv(), ...env },
     timeout: 60_000,
   });
   const stderr = r.stderr ?? '';

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { FleetFixture, NOW, REPO, runBinary } from '../helpers/fleet-fixture';
+import { FleetFixture, NOW, REPO, runBinary, testProcessEnv } from '../helpers/fleet-fixture';
 import { SAMPLE_DUMP, tmpDir } from './status-helpers';
 
 const GOLDEN = path.join(REPO, 'fleet/status');
@@ -267,7 +267,7 @@ describe('exit codes', () => {
     const local = require('node:child_process').spawnSync(process.execPath, [path.join(build, 'bin/kyma-fleet.js'), 'status', '--kubeconfig', 'k', '--kcp-context', 'a', '--garden-context', 'b', '--now', NOW], {
       cwd: fx.dir,
       encoding: 'utf8',
-      env: { PATH: process.env.PATH },
+      env: testProcessEnv(),
     });
     expect(local.status).toBe(2);
     expect(local.stderr).toMatch(/^error: live cluster reading is not available in this build \(Cannot find module '\.\.\/\.\.\/status\/live-source'\); use --from DIR with kubectl dumps\n$/);
