@@ -12,11 +12,10 @@ import { runParts, workerCount } from './parallel/pool';
 import { fleetInputDigest, runtimeInputDigest } from './render/input-digest';
 import { runtimeGitopsFiles } from './render/gitops';
 import { renderFleet, targetsByRuntime, type UnchangedRuntime } from './render/render-fleet';
-import { diffTrees, type TreeDiff } from './render/tree-diff';
+import { diffOfChanges, type TreeDiff } from './render/tree-diff';
 import { type DistIndex, type DistSession, openDist, type Problem, readIndexText, type WriteResult } from './write/dist-writer';
 import { indexTextDigest, type IndexView, parseIndex } from './write/index-file';
 import { epochOf, layersKey, loadRunRecord, recordedDiagnostics, type RunRecord, type RuntimeRecord, saveRunRecord, shownDiagnostics, timeThresholds } from './write/run-record';
-import { readCurrentDist } from './write/read-dist';
 
 export interface SynthOptions {
   readonly fleetDir: string;
@@ -36,19 +35,7 @@ export interface SynthOptions {
 export interface Rendering {
   readonly exitCode: number;
   readonly diagnostics: readonly Diagnostic[];
-  readonly files?: ReadonlyMap<string, string>;
   readonly runtimes?: number;
-  readonly maxRemovalShare?: number;
-}
-
-/** Validates and renders in memory; `files` is set only when the fleet is valid. */
-export function renderOnly(options: SynthOptions): Rendering {
-  const checked = checkFleet({ fleetDir: options.fleetDir, cwd: options.cwd, now: options.now, allowEmpty: options.allowEmpty, previousDist: options.outDir, cacheDir: options.cacheDir });
-  if (!checked.ok || !checked.model) return { exitCode: ExitCode.InvalidInput, diagnostics: checked.diagnostics };
-  const rendered = renderFleet(checked.model, checked.runtimes);
-  const diagnostics = [...checked.diagnostics, ...rendered.diagnostics];
-  if (rendered.diagnostics.some((d) => d.severity === 'error')) return { exitCode: ExitCode.InvalidInput, diagnostics };
-  return { exitCode: ExitCode.Ok, diagnostics, files: rendered.files, runtimes: rendered.runtimes.length, maxRemovalShare: checked.model.options.maxRemovalShare };
 }
 
 /** Runtime folder names listed in an index (`runtimes/<name>/...`), one binary search per runtime. */
@@ -129,6 +116,11 @@ type GatherOutcome = { gathered: Gathered } | { failed: SynthResult } | { upToDa
  * is done anew; the output is the same byte for byte whichever way it was produced.
  */
 export function synth(options: SynthOptions): SynthResult {
+  return run(options, false);
+}
+
+/** synth, or with `preview` the same run up to the write, reporting what it would change (diffDist). */
+function run(options: SynthOptions, preview: boolean): DiffResult {
   const outDir = path.resolve(options.cwd, options.outDir);
   const fleetRoot = path.resolve(options.cwd, options.fleetDir);
   const cacheDir = options.cacheDir;
@@ -171,7 +163,7 @@ export function synth(options: SynthOptions): SynthResult {
   const { model, diagnostics, entries, key } = outcome.gathered;
   const redo = (): SynthResult => {
     session?.abort();
-    return synth({ ...options, cacheDir: undefined });
+    return run({ ...options, cacheDir: undefined }, preview);
   };
 
   // Kept runtimes: their folders stay as dist/'s index lists them (the index of the run that
@@ -217,6 +209,12 @@ export function synth(options: SynthOptions): SynthResult {
     if (keptFolders.length > 0 || keptFiles.length > 0) session.keep(keptFolders, keptFiles, indexDigest!);
     // Every runtime is rendered or kept by now: what is left to render is the GitOps wiring.
     for (const [rel, content] of renderFleet(model, [], undefined, unchanged).files) session.add(rel, content);
+    if (preview) {
+      const changes = session.preview();
+      const outcome = changes.ok ? { ...base, diff: diffOfChanges(changes, changes.oldText, changes.newText) } : { ...base, exitCode: changes.exitCode, problem: changes.problem };
+      session.abort();
+      return outcome;
+    }
     result = session.commit(options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, names, model.options.maxRemovalShare));
   } catch (e) {
     session.abort();
@@ -418,12 +416,14 @@ function gatherInParts(options: SynthOptions, workers: number, trusted: RunRecor
   return { gathered: { model: checked.model, diagnostics, entries, files: new Map(), key } };
 }
 
-export type DiffResult = Rendering & { readonly diff?: TreeDiff };
+export type DiffResult = SynthResult & { readonly diff?: TreeDiff };
 
-/** What a synth would change (nothing is written). */
+/**
+ * What a synth would change (dist/ is not changed). The same run as synth up to the write, with
+ * every byte of dist/ compared (no run record) and a large fleet rendered in parts by worker threads
+ * that stage only files that differ: memory stays bounded at any fleet size, and only changed
+ * files are read back for their patches. It holds dist/'s lock while it runs.
+ */
 export function diffDist(options: SynthOptions): DiffResult {
-  const rendering = renderOnly(options);
-  if (!rendering.files) return rendering;
-  const current = readCurrentDist(path.resolve(options.cwd, options.outDir));
-  return { ...rendering, diff: diffTrees(current.files, rendering.files) };
+  return run({ ...options, cacheDir: undefined }, true);
 }

@@ -24,40 +24,52 @@ function runtimesIn(files: Iterable<string>): Set<string> {
   return out;
 }
 
+/** The changes between two trees held in memory (relPath -> text). */
 export function diffTrees(current: ReadonlyMap<string, string>, next: ReadonlyMap<string, string>): TreeDiff {
   const added: string[] = [];
   const removed: string[] = [];
   const changed: string[] = [];
+  for (const [file, content] of next) {
+    const old = current.get(file);
+    if (old === undefined) added.push(file);
+    else if (old !== content) changed.push(file);
+  }
+  for (const file of current.keys()) if (!next.has(file)) removed.push(file);
+  return diffOfChanges({ added, changed, removed, before: current.keys(), after: next.keys() }, (f) => current.get(f) ?? '', (f) => next.get(f) ?? '');
+}
+
+/** What changed, as lists, and every file before and after. */
+export interface Changes {
+  readonly added: readonly string[];
+  readonly changed: readonly string[];
+  readonly removed: readonly string[];
+  readonly before: Iterable<string>;
+  readonly after: Iterable<string>;
+}
+
+/**
+ * The diff of known changes: only the touched files' texts are asked for (`oldText` of changed
+ * and removed files, `newText` of added and changed ones), so a fleet of 100,000 files with two
+ * changes reads four.
+ */
+export function diffOfChanges(c: Changes, oldText: (file: string) => string, newText: (file: string) => string): TreeDiff {
   const patches = new Map<string, string>();
-  // git-style headers: no "===" separator line, no tab after the file names
+  // git-style headers: no "===" separator line, no tab after the file names.
   // The diff package loads on first use: synth imports this module but only --check and diff need patches.
   const patch = (file: string, before: string, after: string): string =>
     (require('diff') as typeof import('diff')).createTwoFilesPatch(before === '' ? '/dev/null' : `a/${file}`, after === '' ? '/dev/null' : `b/${file}`, before, after, undefined, undefined, { context: 3 })
       .replace(/^=+\n/, '')
       .replace(/^(---|\+\+\+) (.*?)\t?$/gm, '$1 $2');
-  for (const [file, content] of next) {
-    const old = current.get(file);
-    if (old === undefined) {
-      added.push(file);
-      patches.set(file, patch(file, '', content));
-    } else if (old !== content) {
-      changed.push(file);
-      patches.set(file, patch(file, old, content));
-    }
-  }
-  for (const [file, content] of current) {
-    if (!next.has(file)) {
-      removed.push(file);
-      patches.set(file, patch(file, content, ''));
-    }
-  }
-  const before = runtimesIn(current.keys());
-  const after = runtimesIn(next.keys());
-  const touched = [...runtimesIn([...added, ...removed, ...changed])].sort(cmp);
+  for (const file of c.added) patches.set(file, patch(file, '', newText(file)));
+  for (const file of c.changed) patches.set(file, patch(file, oldText(file), newText(file)));
+  for (const file of c.removed) patches.set(file, patch(file, oldText(file), ''));
+  const before = runtimesIn(c.before);
+  const after = runtimesIn(c.after);
+  const touched = [...runtimesIn([...c.added, ...c.removed, ...c.changed])].sort(cmp);
   return {
-    added: added.sort(cmp),
-    removed: removed.sort(cmp),
-    changed: changed.sort(cmp),
+    added: [...c.added].sort(cmp),
+    removed: [...c.removed].sort(cmp),
+    changed: [...c.changed].sort(cmp),
     patches: new Map([...patches].sort(([a], [b]) => cmp(a, b))),
     runtimes: {
       added: touched.filter((r) => !before.has(r)),

@@ -179,12 +179,31 @@ export interface DistSession {
   /** Deletes the staging tree and releases the lock; dist/ is untouched. */
   abort(): void;
   /**
+   * What commit would change, without publishing anything (synth --check, diff): the session stays
+   * open, so the contents of both trees can be read, until abort(). Kept entries are not supported.
+   */
+  preview(): ({ ok: true } & DistPreview) | { ok: false; problem: Problem; exitCode: 1 | 4 };
+  /**
    * Where other threads may write files of the new tree themselves (with a Stager), so that writing
    * 100,000 files is spread over the cores; they hand back what they did with addStaged.
    */
   stagingArea(): StagingArea;
   /** Files another thread wrote into the staging tree, or found equal in dist/, with a Stager. */
   addStaged(files: readonly StagedFile[]): void;
+}
+
+/** The difference between dist/ and the tree a session holds (relPaths in code-point order). */
+export interface DistPreview {
+  /** Files the new tree adds, changes (other bytes, or listed by the index but gone) and removes. */
+  readonly added: readonly string[];
+  readonly changed: readonly string[];
+  readonly removed: readonly string[];
+  /** Every file dist/'s index lists, and every file of the new tree. */
+  readonly before: readonly string[];
+  readonly after: readonly string[];
+  /** A file's text in the new tree (added or changed) or in dist/ (changed or removed); '' when unreadable. */
+  newText(rel: string): string;
+  oldText(rel: string): string;
 }
 
 /** What a thread needs to write files into an open session's staging tree (structured-clone safe). */
@@ -408,6 +427,38 @@ class Session implements DistSession {
 
   abort(): void {
     if (!this.closed) this.close();
+  }
+
+  preview(): ({ ok: true } & DistPreview) | { ok: false; problem: Problem; exitCode: 1 | 4 } {
+    if (this.closed) throw new Error('writeDist: the session is closed');
+    if (this.kept.length > 0 || this.keptStale.length > 0 || this.reused.size > 0) throw new Error('writeDist: preview() of a session with kept or reused entries');
+    if (this.failure) return refuse(ioProblem(this.failure, this.names.display), 4);
+    const view = this.previous?.view;
+    const before: string[] = [];
+    if (view) for (let i = 0; i < view.size; i++) before.push(view.relAt(i));
+    // The default sort compares UTF-16 code units, as cmp does.
+    const after = [...this.hashes.keys()].sort();
+    const added: string[] = [];
+    const changed: string[] = [];
+    for (const rel of [...this.written].sort()) (view && view.find(rel) >= 0 ? changed : added).push(rel);
+    const removed = before.filter((rel) => !this.hashes.has(rel));
+    const read = (file: string): string => {
+      try {
+        return fs.readFileSync(file, 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    return {
+      ok: true,
+      added,
+      changed,
+      removed,
+      before,
+      after,
+      newText: (rel) => read(path.join(this.treeDir, ...rel.split('/'))),
+      oldText: (rel) => read(path.join(this.names.outDir, ...rel.split('/'))),
+    };
   }
 
   private close(): void {

@@ -6,7 +6,7 @@ import { ExitCode } from '../../lib/diagnostics';
 import { formatDiffJson, formatDiffMarkdown, formatDiffText } from '../../render/tree-diff';
 import { diffDist } from '../../synth';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
-import { printDiagnostics, type Streams } from '../report';
+import { printDiagnostics, printProblem, type Streams } from '../report';
 
 interface DiffFlags {
   cache?: boolean;
@@ -28,6 +28,7 @@ export function diffCommand(streams: Streams, setExit: (code: number) => void): 
     .action((flags: DiffFlags) => {
       const r = diffDist({ fleetDir: flags.fleet, outDir: flags.out, cwd: streams.cwd, now: evaluationTime(flags.now, streams.env), allowEmpty: true, cacheDir: cacheDirFor(flags, streams.cwd, streams.env) });
       printDiagnostics(r.diagnostics, streams);
+      if (r.problem) printProblem(flags.out, r.problem, streams);
       if (!r.diff) return setExit(r.exitCode);
       const format = { text: () => formatDiffText(r.diff!, flags.out), json: () => formatDiffJson(r.diff!), markdown: () => formatDiffMarkdown(r.diff!) }[flags.output];
       streams.out(format());

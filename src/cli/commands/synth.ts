@@ -8,7 +8,7 @@ import { synthShard } from '../../shard/cli';
 import { diffDist, synth } from '../../synth';
 import { createProgress, NO_PROGRESS } from '../progress';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption } from '../options';
-import { countBySeverity, plural, printDiagnostics, reportWrite, type Streams } from '../report';
+import { countBySeverity, plural, printDiagnostics, printProblem, reportWrite, type Streams } from '../report';
 
 interface SynthFlags {
   cache?: boolean;
@@ -49,6 +49,10 @@ export function synthCommand(streams: Streams, setExit: (code: number) => void):
       if (flags.check) {
         const r = diffDist(options);
         printDiagnostics(r.diagnostics, streams);
+        if (r.problem) {
+          printProblem(flags.out, r.problem, streams);
+          return setExit(r.exitCode);
+        }
         if (!r.diff) {
           streams.err(`${flags.fleet}: ${plural(countBySeverity(r.diagnostics).errors, 'error')}\n`);
           return setExit(r.exitCode);
