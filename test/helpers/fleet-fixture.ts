@@ -78,7 +78,8 @@ export class FleetFixture {
     const code = await main(['node', 'kyma-fleet', ...args], {
       out: (t) => void (stdout += t),
       err: (t) => void (stderr += t),
-      env,
+      // The run's cache home, as a spawned binary gets it (testProcessEnv), unless the test sets one.
+      env: { ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}), ...env },
       cwd: this.dir,
     });
     return { code, stdout, stderr, errLines: stderr.split('\n').filter((l) => l !== '') };
