@@ -36,7 +36,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
-import { INDEX_FILE, indexLine, indexTextDigest, IndexTextBuilder, type IndexView, isCode, loadIndex, parseIndex, readIndexText, sha256, type DistIndex } from './index-file';
+import { INDEX_FILE, IndexBytes, indexLine, indexTextDigest, IndexTextBuilder, type IndexView, isCode, loadIndex, parseIndex, readIndexBytes, readIndexText, sha256, type DistIndex } from './index-file';
 import { fsyncDir, fsyncFile } from './fsync';
 import { acquireLock } from './lock';
 
@@ -223,20 +223,26 @@ export type StagedFile = readonly [rel: string, hash: string, written: boolean];
  * session's add() does. Throws on I/O errors (the caller abandons the session).
  */
 export class Stager {
-  private readonly previous: IndexView | undefined;
+  private readonly previous: Pick<IndexView, 'hashOf'> | undefined;
   private readonly made = new Set<string>();
 
-  /** `previous`: dist/'s index when the caller has it (else read from outDir and checked against area.indexDigest). */
+  /**
+   * `previous`: dist/'s index when the caller has it. Else (a worker thread) it is read from outDir
+   * as bytes and checked against area.indexDigest: held outside the JS heap, because the index of a
+   * 100,000-runtime dist/ (over 100 MB) would not fit a worker's heap as text.
+   */
   constructor(
     private readonly area: StagingArea,
     previous?: IndexView,
   ) {
     if (previous) this.previous = previous;
     else if (area.indexDigest !== undefined) {
-      const text = readIndexText(area.outDir);
-      const index = text === undefined ? undefined : parseIndex(text);
-      if (text === undefined || !index || indexTextDigest(text) !== area.indexDigest) throw new Error(`writeDist: the index of ${area.outDir} changed while this run wrote`);
-      this.previous = index.view;
+      const changed = new Error(`writeDist: the index of ${area.outDir} changed while this run wrote`);
+      const bytes = readIndexBytes(area.outDir);
+      if (bytes === undefined || sha256(bytes) !== area.indexDigest) throw changed;
+      // Canonical bytes (every index kyma-fleet writes); any other valid JSON as the main thread read it.
+      this.previous = IndexBytes.fromCanonicalBytes(bytes) ?? parseIndex(bytes.toString('utf8'))?.view;
+      if (!this.previous) throw changed;
     }
   }
 

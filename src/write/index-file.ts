@@ -182,6 +182,97 @@ export class IndexView {
   }
 }
 
+/**
+ * The hashes of canonical index text held as bytes (a Buffer, outside the JS heap), for a worker
+ * thread: the index of a 100,000-runtime dist/ is over 100 MB, more than a worker's heap holds as a
+ * string, and a worker only looks up the files it writes. Only the line structure is checked: the
+ * caller has compared the bytes' digest with the index the main thread parsed and checked.
+ */
+export class IndexBytes {
+  private constructor(
+    private readonly bytes: Buffer,
+    /** Byte offset of each entry's line, and of the closing quote of its relPath. */
+    private readonly starts: Int32Array,
+    private readonly closes: Int32Array,
+  ) {}
+
+  /** Canonical index bytes (as serializeIndex writes them); undefined for anything else. */
+  static fromCanonicalBytes(bytes: Buffer): IndexBytes | undefined {
+    const head = Buffer.from(INDEX_HEAD);
+    const tail = Buffer.from(INDEX_TAIL);
+    if (bytes.equals(Buffer.from(EMPTY_INDEX))) return new IndexBytes(bytes, new Int32Array(0), new Int32Array(0));
+    if (bytes.length < head.length + tail.length || !bytes.subarray(0, head.length).equals(head) || !bytes.subarray(bytes.length - tail.length).equals(tail)) return undefined;
+    // Escapes (a backslash) mean JSON.parse must read it; UTF-8 continuation bytes are never '"' or a line feed.
+    if (bytes.includes(0x5c)) return undefined;
+    const starts: number[] = [];
+    const closes: number[] = [];
+    const end = bytes.length - tail.length;
+    let at = head.length;
+    for (;;) {
+      // `    "<rel>": "<64 hex>"`, then ",\n" or the end of the files object.
+      if (bytes.readUInt32BE(at) !== 0x20202020 || bytes[at + 4] !== 0x22) return undefined;
+      const close = bytes.indexOf(0x22, at + 5);
+      if (close < 0 || close + 69 > end) return undefined;
+      const lf = bytes.indexOf(0x0a, at + 5);
+      if (lf >= 0 && lf < close) return undefined;
+      if (bytes.readUInt32BE(close) !== 0x223a2022 || bytes[close + 68] !== 0x22) return undefined; // `": "`
+      starts.push(at);
+      closes.push(close);
+      at = close + 69;
+      if (at === end) break;
+      if (bytes[at] !== 0x2c || bytes[at + 1] !== 0x0a) return undefined; // ",\n"
+      at += 2;
+    }
+    return new IndexBytes(bytes, Int32Array.from(starts), Int32Array.from(closes));
+  }
+
+  get size(): number {
+    return this.starts.length;
+  }
+
+  relAt(i: number): string {
+    return this.bytes.toString('utf8', this.starts[i]! + 5, this.closes[i]!);
+  }
+
+  /** The hash of rel, or undefined: a search that gallops from the last answer (files are asked for in order). */
+  hashOf(rel: string): string | undefined {
+    const n = this.starts.length;
+    const h = this.hint;
+    let lo = 0;
+    let hi = n;
+    if (h < n && this.relAt(h) < rel) {
+      lo = h + 1;
+      for (let step = 1; h + step < n; step *= 2) {
+        if (this.relAt(h + step) < rel) lo = h + step + 1;
+        else {
+          hi = h + step;
+          break;
+        }
+      }
+    } else {
+      hi = Math.min(h, n);
+      for (let step = 1; hi - step >= 0; step *= 2) {
+        if (this.relAt(hi - step) < rel) {
+          lo = hi - step + 1;
+          break;
+        }
+        hi -= step;
+      }
+    }
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.relAt(mid) < rel) lo = mid + 1;
+      else hi = mid;
+    }
+    this.hint = lo;
+    if (lo >= n || this.relAt(lo) !== rel) return undefined;
+    const from = this.closes[lo]! + 4;
+    return this.bytes.toString('latin1', from, from + 64);
+  }
+
+  private hint = 0;
+}
+
 const INDEX_HEAD = '{\n  "files": {\n';
 const INDEX_TAIL = '\n  },\n  "generator": "kyma-fleet",\n  "version": 1\n}\n';
 const EMPTY_INDEX = '{\n  "files": {},\n  "generator": "kyma-fleet",\n  "version": 1\n}\n';
@@ -360,6 +451,17 @@ export function readIndexText(outDir: string): string | undefined {
     const file = path.join(outDir, INDEX_FILE);
     if (!fs.lstatSync(file).isFile()) return undefined;
     return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The bytes of dist/'s index (not followed through a symlink), or undefined when there is none or it is unreadable. */
+export function readIndexBytes(outDir: string): Buffer | undefined {
+  try {
+    const file = path.join(outDir, INDEX_FILE);
+    if (!fs.lstatSync(file).isFile()) return undefined;
+    return fs.readFileSync(file);
   } catch {
     return undefined;
   }

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDist, writeDist } from '../../src/write/dist-writer';
-import { INDEX_FILE, IndexTextBuilder, IndexView, indexLine, parseIndex, serializeIndex, sha256 } from '../../src/write/index-file';
+import { INDEX_FILE, IndexBytes, IndexTextBuilder, IndexView, indexLine, parseIndex, serializeIndex, sha256 } from '../../src/write/index-file';
 import { treeHash, Workspace } from './dist-fixture';
 
 const HEX = fc.stringMatching(/^[0-9a-f]{64}$/);
@@ -129,6 +129,35 @@ describe('IndexView: the index as a sorted list', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('IndexBytes (a worker\'s view of the index as bytes) finds the hashes the text view finds, in any order of questions', () => {
+    const order = fc.constantFrom('ascending', 'descending', 'as drawn');
+    fc.assert(
+      fc.property(entries, fc.array(relPath, { maxLength: 30 }), order, (es, drawn, how) => {
+        const text = serializeIndex(es);
+        const bytes = IndexBytes.fromCanonicalBytes(Buffer.from(text, 'utf8'));
+        // Escaped paths: not canonical bytes (the worker then reads it as the main thread did).
+        expect(bytes === undefined).toBe(text.includes('\\'));
+        if (!bytes) return;
+        expect(bytes.size).toBe(es.length);
+        es.forEach(([rel], i) => expect(bytes.relAt(i)).toBe(rel));
+        const probes = how === 'as drawn' ? drawn : [...drawn].sort();
+        if (how === 'descending') probes.reverse();
+        for (const probe of probes.flatMap((p, i) => (es.length > 0 ? [p, es[(i * 7) % es.length]![0]] : [p]))) {
+          const at = es.findIndex(([r]) => r === probe);
+          expect(bytes.hashOf(probe)).toBe(at < 0 ? undefined : es[at]![1]);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('IndexBytes refuses bytes whose line structure is not canonical', () => {
+    const text = serializeIndex([['a/b', 'a'.repeat(64)], ['a/c', 'b'.repeat(64)]]);
+    const broken = [text.replace('    "a/c"', '   "a/c"'), text.replace('": "b', '":"b'), text.replace(',\n', '\n'), text.replace('b'.repeat(64), 'b'.repeat(63)), text.slice(0, -2), text.replace('a/c', 'a\nc')];
+    for (const b of broken) expect(IndexBytes.fromCanonicalBytes(Buffer.from(b)), JSON.stringify(b)).toBeUndefined();
+    expect(IndexBytes.fromCanonicalBytes(Buffer.from(serializeIndex([])))!.size).toBe(0);
   });
 
   it('reads kyma-fleet\'s own text (ours) to the same entries, and still refuses text with escapes', () => {
