@@ -299,7 +299,7 @@ function gatherSequential(
     allowEmpty: options.allowEmpty,
     previousDist: options.outDir,
     // Read once at the start of the run; kyma-fleet's own text (its digest is in the record) parses without the checks a foreign one needs.
-    previousIndex: indexText === undefined ? undefined : () => parseIndex(indexText, { ours: trusted !== undefined }),
+    previousIndex: indexText === undefined ? undefined : () => parseIndex(indexText, { ours: trusted !== undefined })?.view,
     cacheDir,
     unchangedSincePrevious: isUnchanged,
     runtimes: cacheDir ? { plan, identities: (reused) => reused.map((f) => ({ ...reusable!.runtimes[f.relPath]!.identity, file: f.file })) } : undefined,

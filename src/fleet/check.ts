@@ -12,7 +12,7 @@ import type { FleetModel, RuntimeIdentity } from './model';
 import { resolveFleet, type ResolvedRuntime } from './resolve';
 import { checkResolved } from './resolved-rules';
 import { validateFleet } from './validate';
-import type { DistIndex } from '../write/index-file';
+import type { HashLookup } from '../write/index-file';
 
 export interface CheckOptions {
   readonly fleetDir: string;
@@ -25,7 +25,7 @@ export interface CheckOptions {
   /** dist/ of the previous render, for transition rules (immutable fields); ignored when absent. */
   readonly previousDist?: string;
   /** The index of previousDist when the caller has read it already (else it is read when needed). */
-  readonly previousIndex?: () => DistIndex | undefined;
+  readonly previousIndex?: () => HashLookup | undefined;
   /** Runtimes known to be unchanged since the previous render need no transition checks. */
   readonly unchangedSincePrevious?: (model: FleetModel, runtime: ResolvedRuntime) => boolean;
   /**

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { type DistIndex, readDistIndex } from '../write/index-file';
+import { type HashLookup, readIndexLookup } from '../write/index-file';
 import { fastParseYaml } from './fast-yaml';
 
 export type PreviousManifests = (runtimeName: string, kinds?: readonly string[]) => readonly Record<string, unknown>[] | undefined;
@@ -16,8 +16,8 @@ const PARSE_OPTIONS = { version: '1.2', schema: 'core', maxAliasCount: 0, unique
  * `readIndex`: dist/'s index when the caller has read it already (synth does); else it is read
  * from `outDir`, on the first question only: a run whose runtimes are all unchanged asks none.
  */
-export function previousRenderReader(outDir: string, readIndex: () => DistIndex | undefined = () => readDistIndex(path.resolve(outDir))): PreviousManifests {
-  let index: DistIndex | undefined | null = null;
+export function previousRenderReader(outDir: string, readIndex: () => HashLookup | undefined = () => readIndexLookup(path.resolve(outDir))): PreviousManifests {
+  let index: HashLookup | undefined | null = null;
   return (name, kinds) => {
     if (index === null) index = readIndex();
     if (!index) return undefined;
@@ -33,7 +33,7 @@ export function previousRenderReader(outDir: string, readIndex: () => DistIndex 
       .filter((n) => prefixes === undefined || prefixes.some((p) => n.startsWith(p)))
       .sort()
       .map((n) => `runtimes/${name}/skr/${n}`)
-      .filter((rel) => /\.yaml$/.test(rel) && !rel.endsWith('/kustomization.yaml') && index!.view.find(rel) >= 0);
+      .filter((rel) => /\.yaml$/.test(rel) && !rel.endsWith('/kustomization.yaml') && index!.hashOf(rel) !== undefined);
     if (files.length === 0) return undefined;
     const out: Record<string, unknown>[] = [];
     for (const rel of files) {

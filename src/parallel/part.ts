@@ -15,7 +15,8 @@ import { type Diagnostic, normalizeDiagnostics } from '../lib/diagnostics';
 import { fleetInputDigest, runtimeInputDigest } from '../render/input-digest';
 import { ownGitopsFiles, renderFleet, targetsByRuntime } from '../render/render-fleet';
 import type { Target } from '../render/render-runtime';
-import { Stager, type StagedFile, type StagingArea } from '../write/dist-writer';
+import { Stager, type StagedFile, type StagingArea, stagingIndex } from '../write/dist-writer';
+import type { HashLookup } from '../write/index-file';
 import { layersKey, recordedDiagnostics } from '../write/run-record';
 
 export interface PartRequest {
@@ -94,7 +95,9 @@ export function renderPart(
   streamResults = false,
 ): PartResult {
   const mine = [...partFiles(path.resolve(req.cwd, req.fleetDir), req.part, req.of)];
-  const stager = new Stager(req.staging);
+  // dist/'s index, read once per part (as bytes) for staging and for the transition rules of every chunk.
+  const previous = stagingIndex(req.staging);
+  const stager = new Stager(req.staging, previous);
   const results: PartResult[] = [];
   // Test-only fault injection: KYMA_FLEET_FAIL_PART=<part> makes that part throw after its first
   // chunk; <part>:exit makes it end its thread silently there (as an out-of-memory kill would).
@@ -108,7 +111,7 @@ export function renderPart(
     }
     beat();
     const files = mine.slice(i, i + CHUNK);
-    const chunk = renderChunk(req, new Set(files));
+    const chunk = renderChunk(req, new Set(files), previous);
     results.push(streamResults ? { ok: chunk.result.ok, layersKey: chunk.result.layersKey, diagnostics: [], identities: [], runtimes: [] } : chunk.result);
     onFiles(
       chunk.files.map(([rel, content]) => {
@@ -134,7 +137,7 @@ export function mergePartResults(results: readonly PartResult[]): PartResult {
   };
 }
 
-function renderChunk(req: PartRequest, mine: ReadonlySet<string>): { result: PartResult; files: ReadonlyArray<readonly [string, string]> } {
+function renderChunk(req: PartRequest, mine: ReadonlySet<string>, previous: HashLookup | undefined): { result: PartResult; files: ReadonlyArray<readonly [string, string]> } {
   // The chunk's names only: listing a folder of 100,000 files once per chunk would be quadratic.
   const names = [...mine].map((rel) => rel.slice('runtimes/'.length));
   let key = '';
@@ -146,6 +149,7 @@ function renderChunk(req: PartRequest, mine: ReadonlySet<string>): { result: Par
     now: new Date(req.now),
     allowEmpty: true, // the main thread checks the fleet as a whole
     previousDist: req.outDir,
+    previousIndex: () => previous,
     unchangedSincePrevious: (model, r) => {
       fleetDigest ??= fleetInputDigest(model);
       const input = runtimeInputDigest(fleetDigest, r);

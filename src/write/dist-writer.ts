@@ -36,7 +36,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
-import { INDEX_FILE, IndexBytes, indexLine, indexTextDigest, IndexTextBuilder, type IndexView, isCode, loadIndex, parseIndex, readIndexBytes, readIndexText, sha256, type DistIndex } from './index-file';
+import { type HashLookup, INDEX_FILE, indexLine, indexTextDigest, IndexTextBuilder, type IndexView, isCode, loadIndex, readIndexLookup, sha256, type DistIndex } from './index-file';
 import { fsyncDir, fsyncFile } from './fsync';
 import { acquireLock } from './lock';
 
@@ -215,6 +215,14 @@ export interface StagingArea {
   readonly indexDigest: string | undefined;
 }
 
+/** The index a staging area's session planned with, as a worker thread reads it; throws when dist/'s index changed since. */
+export function stagingIndex(area: StagingArea): HashLookup | undefined {
+  if (area.indexDigest === undefined) return undefined;
+  const lookup = readIndexLookup(area.outDir, area.indexDigest);
+  if (!lookup) throw new Error(`writeDist: the index of ${area.outDir} changed while this run wrote`);
+  return lookup;
+}
+
 /** One file of the new tree as staged: its hash, and whether it was written (else dist/ holds it already). */
 export type StagedFile = readonly [rel: string, hash: string, written: boolean];
 
@@ -223,28 +231,17 @@ export type StagedFile = readonly [rel: string, hash: string, written: boolean];
  * session's add() does. Throws on I/O errors (the caller abandons the session).
  */
 export class Stager {
-  private readonly previous: Pick<IndexView, 'hashOf'> | undefined;
   private readonly made = new Set<string>();
 
   /**
-   * `previous`: dist/'s index when the caller has it. Else (a worker thread) it is read from outDir
-   * as bytes and checked against area.indexDigest: held outside the JS heap, because the index of a
-   * 100,000-runtime dist/ (over 100 MB) would not fit a worker's heap as text.
+   * `previous`: dist/'s index (undefined when there is none). A worker thread reads it with
+   * stagingIndex(area), as bytes outside its heap: the index of a 100,000-runtime dist/ is over
+   * 100 MB, more than a worker's heap holds as text.
    */
   constructor(
     private readonly area: StagingArea,
-    previous?: IndexView,
-  ) {
-    if (previous) this.previous = previous;
-    else if (area.indexDigest !== undefined) {
-      const changed = new Error(`writeDist: the index of ${area.outDir} changed while this run wrote`);
-      const bytes = readIndexBytes(area.outDir);
-      if (bytes === undefined || sha256(bytes) !== area.indexDigest) throw changed;
-      // Canonical bytes (every index kyma-fleet writes); any other valid JSON as the main thread read it.
-      this.previous = IndexBytes.fromCanonicalBytes(bytes) ?? parseIndex(bytes.toString('utf8'))?.view;
-      if (!this.previous) throw changed;
-    }
-  }
+    private readonly previous: HashLookup | undefined,
+  ) {}
 
   stage(rel: string, content: string): StagedFile {
     checkPath(rel);

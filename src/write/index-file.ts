@@ -467,6 +467,21 @@ export function readIndexBytes(outDir: string): Buffer | undefined {
   }
 }
 
+/** Looking up a file's hash in an index: what the staging of a file and the transition rules need. */
+export type HashLookup = Pick<IndexView, 'hashOf'>;
+
+/**
+ * dist/'s index as a lookup, read as bytes (IndexBytes: outside the JS heap, for worker threads), or
+ * undefined when there is none or it is not a valid index. `digest`: undefined also when the bytes'
+ * sha256 is another one (the index changed since the caller read it).
+ */
+export function readIndexLookup(outDir: string, digest?: string): HashLookup | undefined {
+  const bytes = readIndexBytes(outDir);
+  if (bytes === undefined || (digest !== undefined && sha256(bytes) !== digest)) return undefined;
+  // Canonical bytes (every index kyma-fleet writes); any other valid JSON through parseIndex.
+  return IndexBytes.fromCanonicalBytes(bytes) ?? parseIndex(bytes.toString('utf8'))?.view;
+}
+
 /** The index of an existing dist/, or undefined when there is none (or it is unreadable or invalid). */
 export function readDistIndex(outDir: string): DistIndex | undefined {
   try {
