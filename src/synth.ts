@@ -133,10 +133,13 @@ function run(options: SynthOptions, preview: boolean): DiffResult {
 
   // The fleet-wide inputs decide whether the record can be used; a large run without it goes parallel.
   const progress = options.progress ?? (() => {});
-  const layers = peekLayers(options, keyOptions);
-  progress('checking the fleet', 0, layers.runtimeFiles);
-  const reusable = trusted && trusted.key === layers.key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined;
-  const parts = reusable ? 0 : workerCount(layers.runtimeFiles, options.env ?? process.env);
+  const usable = (key: string): RunRecord | undefined => (trusted && trusted.key === key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined);
+  const layers = peekLayers(options, keyOptions, (key) => usable(key) === undefined);
+  const reusable = usable(layers.key);
+  // With a usable record the run stays in this thread: runtimes/ is listed once, by the check.
+  const runtimeFiles = reusable ? Object.keys(reusable.runtimes).length : layers.runtimeFiles;
+  progress('checking the fleet', 0, runtimeFiles);
+  const parts = reusable ? 0 : workerCount(runtimeFiles, options.env ?? process.env);
   // Parts stream their files straight into the staging tree of an open write (bounded memory).
   let session: DistSession | undefined;
   let outcome: GatherOutcome | undefined;
@@ -238,8 +241,11 @@ function run(options: SynthOptions, preview: boolean): DiffResult {
   return { ...base, changed: result.changed, written: result.written, removed: result.removed };
 }
 
-/** Loads only the fleet-wide layers (no runtime file is read): their key, and how many runtime files there are. */
-function peekLayers(options: SynthOptions, keyOptions: Readonly<Record<string, unknown>>): { key: string; runtimeFiles: number } {
+/**
+ * Loads only the fleet-wide layers (no runtime file is read): their key, and how many runtime files
+ * there are when `count(key)` asks for it (else runtimes/ is not listed and the count is 0).
+ */
+function peekLayers(options: SynthOptions, keyOptions: Readonly<Record<string, unknown>>, count: (key: string) => boolean): { key: string; runtimeFiles: number } {
   let key = '';
   let runtimeFiles = 0;
   loadFleet({
@@ -247,6 +253,7 @@ function peekLayers(options: SynthOptions, keyOptions: Readonly<Record<string, u
     cwd: options.cwd,
     runtimePlan: (layers) => {
       key = layersKey(layers, keyOptions);
+      if (!count(key)) return { names: [] };
       return {
         select: () => {
           runtimeFiles++;
