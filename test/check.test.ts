@@ -114,12 +114,16 @@ describe('synth --check and diff report what a whole-tree comparison reports', (
     expect(r.diff!.patches.get(lost)).toBe(diffTrees(new Map(), new Map([[lost, text]])).patches.get(lost));
   }, 120_000);
 
-  it('no dist/ yet: every file is added, and nothing is created', () => {
+  it('no dist/ yet (nor the folders above it): every file is added, and nothing is created', () => {
     const dir = fs.mkdtempSync(path.join(root, 'fresh-'));
     const fleetDir = path.join(dir, 'fleet');
     generateFleet(fleetDir, 10, 4);
     const r = diffDist({ fleetDir, outDir: path.join(dir, 'dist'), cwd: dir, now: NOW, env: PARTS });
     expect(r.diff).toEqual(diffTrees(new Map(), rendered(fleetDir)));
+    expect(fs.readdirSync(dir)).toEqual(['fleet']);
+    // Below folders that do not exist either: the staging folder's parents are removed again.
+    const deep = diffDist({ fleetDir, outDir: path.join(dir, 'build', 'out', 'dist'), cwd: dir, now: NOW, env: SEQUENTIAL });
+    expect(deep.diff).toEqual(r.diff);
     expect(fs.readdirSync(dir)).toEqual(['fleet']);
   }, 120_000);
 
