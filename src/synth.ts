@@ -11,7 +11,7 @@ import { cmp, type Diagnostic, ExitCode, hasErrors, normalizeDiagnostics } from 
 import { partFiles, type PartResult } from './parallel/part';
 import { runParts, workerCount } from './parallel/pool';
 import { fleetInputDigest, runtimeInputDigest } from './render/input-digest';
-import { runtimeGitopsFiles } from './render/gitops';
+import { gitopsListFiles, runtimeGitopsFiles } from './render/gitops';
 import { renderFleet, targetsByRuntime, type UnchangedRuntime } from './render/render-fleet';
 import { diffOfChanges, type TreeDiff } from './render/tree-diff';
 import { type DistIndex, type DistSession, openDist, type Problem, readIndexText, type WriteResult } from './write/dist-writer';
@@ -199,6 +199,12 @@ function run(options: SynthOptions, preview: boolean): DiffResult {
     unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops });
   }
 
+  // The GitOps lists name every runtime and its targets: while those and the GitOps options are the
+  // ones of the run that wrote dist/, the lists stay as they are (a 20,000-line list not rebuilt).
+  const listFiles = gitopsListFiles(model.options.gitops);
+  const keepLists = previousView !== undefined && trusted?.gitops === gitopsJson && sameWiring(entries, trusted) && listFiles.every((rel) => previousView.find(rel) >= 0);
+  if (keepLists) keptFiles.push(...listFiles);
+
   const names = new Set(entries.map((e) => e.record.identity.name));
   const base = { exitCode: ExitCode.Ok, diagnostics, runtimes: names.size, rendered: entries.filter((e) => !e.kept).length, ...(session && parts > 0 ? { parts } : {}) };
   if (!session) {
@@ -212,7 +218,7 @@ function run(options: SynthOptions, preview: boolean): DiffResult {
     for (const [rel, content] of outcome.gathered.files) session.add(rel, content);
     if (keptFolders.length > 0 || keptFiles.length > 0) session.keep(keptFolders, keptFiles, indexDigest!);
     // Every runtime is rendered or kept by now: what is left to render is the GitOps wiring.
-    for (const [rel, content] of renderFleet(model, [], undefined, unchanged).files) session.add(rel, content);
+    for (const [rel, content] of renderFleet(model, [], undefined, unchanged, keepLists ? 'own' : true).files) session.add(rel, content);
     if (preview) {
       const changes = session.preview();
       const outcome = changes.ok ? { ...base, diff: diffOfChanges(changes, changes.oldText, changes.newText) } : { ...base, exitCode: changes.exitCode, problem: changes.problem };
@@ -240,6 +246,23 @@ function run(options: SynthOptions, preview: boolean): DiffResult {
     });
   }
   return { ...base, changed: result.changed, written: result.written, removed: result.removed };
+}
+
+/** True when the runtimes (by name) and their sets of targets are exactly those the record lists. */
+function sameWiring(entries: readonly RuntimeEntry[], record: RunRecord): boolean {
+  // A set of targets as bits (the targets are skr, kcp and garden), a mismatch for anything else.
+  const bits = (targets: readonly string[]): number => {
+    let b = 0;
+    for (const t of targets) b |= t === 'skr' ? 1 : t === 'kcp' ? 2 : t === 'garden' ? 4 : 8;
+    return b;
+  };
+  const before = new Map<string, number>();
+  for (const r of Object.values(record.runtimes)) before.set(r.identity.name, bits(r.targets));
+  if (before.size !== entries.length) return false;
+  return entries.every((e) => {
+    const b = before.get(e.record.identity.name);
+    return b !== undefined && b < 8 && b === bits(e.record.targets);
+  });
 }
 
 /**

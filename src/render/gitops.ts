@@ -339,6 +339,33 @@ function argoRuntimeData(runtime: GitopsRuntime, targets: readonly GitopsTarget[
 }
 
 /**
+ * The files of dist/gitops/ that list every runtime or hold fleet-wide settings (the Flux and Argo CD
+ * kustomizations, the ApplicationSets): they change only when the options or the set of runtimes
+ * and their targets change.
+ */
+export function gitopsListFiles(options: GitopsOptions): string[] {
+  const out: string[] = [];
+  if (options.flux.enabled) out.push('gitops/flux/kustomization.yaml');
+  if (options.argocd.enabled) {
+    for (const t of GITOPS_TARGETS.filter((x) => x !== 'garden' || options.garden.enabled)) out.push(`gitops/argocd/applicationset-${t}.yaml`);
+    out.push('gitops/argocd/kustomization.yaml');
+  }
+  return out.sort(cmp);
+}
+
+/** The own files (runtimeGitopsFiles) of these runtimes, rendered as renderGitops renders them. */
+function ownFilesOnly(runtimes: readonly GitopsRuntime[], options: GitopsOptions): Map<string, Record<string, unknown>> {
+  const files: [string, Rec][] = [];
+  for (const r of checkRuntimes(runtimes)) {
+    const wired = wiredTargets(r, options);
+    if (options.flux.enabled) for (const t of wired) files.push([`gitops/flux/${r.name}-${t}.yaml`, fluxKustomization(r, t, options)]);
+    if (options.argocd.enabled) files.push([`gitops/argocd/runtimes/${r.name}.json`, argoRuntimeData(r, wired, options)]);
+  }
+  files.sort((a, b) => cmp(a[0], b[0]));
+  return new Map(files);
+}
+
+/**
  * The files of dist/gitops/ that belong to one runtime alone (its Flux Kustomizations and its Argo CD
  * generator file): what renderGitops leaves out for a `kept` runtime, whose files stay as they are.
  */
@@ -356,7 +383,14 @@ export function runtimeGitopsFiles(runtime: GitopsRuntime, options: GitopsOption
  * generator, to be written as pretty JSON). Throws only on input the validators must have
  * refused (invalid or duplicate runtime names, missing required options, a name collision).
  */
-export function renderGitops(runtimes: readonly GitopsRuntime[], options: GitopsOptions, kept: ReadonlySet<string> = new Set()): Map<string, Record<string, unknown>> {
+export function renderGitops(
+  runtimes: readonly GitopsRuntime[],
+  options: GitopsOptions,
+  kept: ReadonlySet<string> = new Set(),
+  /** False: only the own files of the runtimes not kept; the caller keeps the lists (gitopsListFiles) as they are. */
+  lists = true,
+): Map<string, Record<string, unknown>> {
+  if (!lists) return ownFilesOnly(runtimes.filter((r) => !kept.has(r.name)), options);
   const sorted = checkRuntimes(runtimes);
   const files: [string, Rec][] = [];
 

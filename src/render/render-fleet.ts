@@ -70,8 +70,12 @@ export function renderFleet(
   runtimes: readonly ResolvedRuntime[],
   extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS,
   unchanged: ReadonlyMap<string, UnchangedRuntime> = new Map(),
-  /** False leaves out dist/gitops/ (it lists every runtime; a caller rendering a part adds it later). */
-  withGitops = true,
+  /**
+   * False leaves out dist/gitops/ (it lists every runtime; a caller rendering a part adds it later);
+   * 'own' renders only the own GitOps files of the runtimes rendered or not kept (the caller keeps
+   * the lists, gitopsListFiles, because the set of runtimes and targets is the same as before).
+   */
+  withGitops: boolean | 'own' = true,
 ): RenderedFleet {
   const files = new Map<string, string>();
   const diagnostics: Diagnostic[] = [];
@@ -101,7 +105,7 @@ export function renderFleet(
     }
   }
   const keptGitops = new Set([...unchanged].filter(([, u]) => u.keepGitops).map(([name]) => name));
-  for (const [file, content] of withGitops ? renderGitops(wiring, model.options.gitops, keptGitops) : []) files.set(file, gitopsFileText(file, content));
+  for (const [file, content] of withGitops ? renderGitops(wiring, model.options.gitops, keptGitops, withGitops !== 'own') : []) files.set(file, gitopsFileText(file, content));
   const sorted = new Map([...files.entries()].sort(([a], [b]) => cmp(a, b)));
   return { files: sorted, runtimes: names.sort(cmp), diagnostics };
 }

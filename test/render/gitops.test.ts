@@ -17,9 +17,11 @@ import {
   GITOPS_OPTIONS_SCHEMA,
   type GitopsOptions,
   type GitopsRuntime,
+  gitopsListFiles,
   gitopsObjectName,
   gitopsOptionProblems,
   renderGitops,
+  runtimeGitopsFiles,
   resolveGitopsOptions,
 } from '../../src/render/gitops';
 
@@ -214,6 +216,33 @@ describe('renderGitops: two runtimes, Flux and Argo CD', () => {
     expect(() => renderGitops(RUNTIMES, resolveGitopsOptions({ argocd: { enabled: true } }, 'kcp-system'))).toThrow(/repoURL/);
     expect(() => renderGitops([ACME], resolveGitopsOptions({ garden: { enabled: true } }, 'kcp-system'))).toThrow(/kubeConfigSecret/);
   });
+});
+
+describe('renderGitops without the lists (synth keeps them while the runtimes and targets are the same)', () => {
+  const GARDEN = { enabled: true, kubeConfigSecret: 'garden-kubeconfig' };
+  const variants: ReadonlyArray<[string, Record<string, unknown>]> = [
+    ['Flux only', {}],
+    ['Flux and Argo CD', WRITTEN],
+    ['Argo CD only', { ...WRITTEN, flux: { ...WRITTEN.flux, enabled: false } }],
+    ['Flux and Argo CD with garden', { ...WRITTEN, garden: GARDEN }],
+    ['neither', { flux: { enabled: false } }],
+  ];
+  const SOLO: GitopsRuntime = { name: 'solo', runtimeID: 'b0b1c2d3-0000-4000-8000-000000000003', targets: ['skr'] };
+  for (const [name, written] of variants) {
+    it(`${name}: the whole rendering is the lists (gitopsListFiles) plus each runtime's own files, kept or not`, () => {
+      const options = resolveGitopsOptions(written, 'kcp-system');
+      const runtimes = [BETA, ACME, SOLO];
+      const all = renderGitops(runtimes, options);
+      const lists = gitopsListFiles(options);
+      // Every file is a list or some runtime's own file, and nothing else.
+      expect([...all.keys()].sort()).toEqual([...lists, ...runtimes.flatMap((r) => runtimeGitopsFiles(r, options))].sort());
+      for (const kept of [new Set<string>(), new Set(['acme-prod']), new Set(runtimes.map((r) => r.name))]) {
+        const own = renderGitops(runtimes, options, kept, false);
+        const expected = [...renderGitops(runtimes, options, kept)].filter(([file]) => !lists.includes(file));
+        expect(JSON.stringify([...own])).toBe(JSON.stringify(expected));
+      }
+    });
+  }
 });
 
 describe('resolveGitopsOptions', () => {
