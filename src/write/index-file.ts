@@ -88,48 +88,11 @@ export class IndexView {
     return this.text!.slice(from, from + 64);
   }
 
-  /**
-   * The first entry whose relPath is >= rel (size when none is). Callers mostly ask in sorted order
-   * (runtime after runtime), so the search gallops outward from the last answer before it bisects:
-   * a few comparisons per question instead of 17 over 110,000 entries.
-   */
+  /** The first entry whose relPath is >= rel (size when none is), searched from the last answer (gallop). */
   lowerBound(rel: string): number {
     const rels = this.rels;
-    const n = rels.length;
-    const h = this.hint;
-    let lo: number;
-    let hi: number;
-    if (h < n && rels[h]! < rel) {
-      // The answer lies after h: probe h+1, h+2, h+4, ... until an entry is >= rel.
-      lo = h + 1;
-      hi = n;
-      for (let step = 1; h + step < n; step *= 2) {
-        if (rels[h + step]! < rel) lo = h + step + 1;
-        else {
-          hi = h + step;
-          break;
-        }
-      }
-    } else {
-      // The answer is at most h: probe h-1, h-2, h-4, ... until an entry is < rel.
-      hi = Math.min(h, n);
-      lo = 0;
-      for (let step = 1; hi - step >= 0; step *= 2) {
-        const probe = hi - step;
-        if (rels[probe]! < rel) {
-          lo = probe + 1;
-          break;
-        }
-        hi = probe;
-      }
-    }
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (rels[mid]! < rel) lo = mid + 1;
-      else hi = mid;
-    }
-    this.hint = lo;
-    return lo;
+    this.hint = gallop(rels.length, this.hint, (i) => rels[i]! < rel);
+    return this.hint;
   }
 
   /** The last answer of lowerBound, where the next search starts. */
@@ -234,43 +197,54 @@ export class IndexBytes {
     return this.bytes.toString('utf8', this.starts[i]! + 5, this.closes[i]!);
   }
 
-  /** The hash of rel, or undefined: a search that gallops from the last answer (files are asked for in order). */
+  /** The hash of rel, or undefined, searched from the last answer (gallop). */
   hashOf(rel: string): string | undefined {
     const n = this.starts.length;
-    const h = this.hint;
-    let lo = 0;
-    let hi = n;
-    if (h < n && this.relAt(h) < rel) {
-      lo = h + 1;
-      for (let step = 1; h + step < n; step *= 2) {
-        if (this.relAt(h + step) < rel) lo = h + step + 1;
-        else {
-          hi = h + step;
-          break;
-        }
-      }
-    } else {
-      hi = Math.min(h, n);
-      for (let step = 1; hi - step >= 0; step *= 2) {
-        if (this.relAt(hi - step) < rel) {
-          lo = hi - step + 1;
-          break;
-        }
-        hi -= step;
-      }
-    }
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.relAt(mid) < rel) lo = mid + 1;
-      else hi = mid;
-    }
-    this.hint = lo;
+    const lo = (this.hint = gallop(n, this.hint, (i) => this.relAt(i) < rel));
     if (lo >= n || this.relAt(lo) !== rel) return undefined;
     const from = this.closes[lo]! + 4;
     return this.bytes.toString('latin1', from, from + 64);
   }
 
   private hint = 0;
+}
+
+/**
+ * The first position in [0, n) whose entry is not `before` the searched key (n when there is none),
+ * for entries sorted so that `before` holds for a prefix of them. Callers mostly ask in sorted order
+ * (runtime after runtime), so the search gallops outward from the last answer `hint` before it
+ * bisects: a few comparisons per question instead of 17 over 110,000 entries.
+ */
+function gallop(n: number, hint: number, before: (i: number) => boolean): number {
+  let lo = 0;
+  let hi = n;
+  if (hint < n && before(hint)) {
+    // The answer lies after hint: probe hint+1, hint+2, hint+4, ... until an entry is not before.
+    lo = hint + 1;
+    for (let step = 1; hint + step < n; step *= 2) {
+      if (before(hint + step)) lo = hint + step + 1;
+      else {
+        hi = hint + step;
+        break;
+      }
+    }
+  } else {
+    // The answer is at most hint: probe hint-1, hint-2, hint-4, ... until an entry is before.
+    hi = Math.min(hint, n);
+    for (let step = 1; hi - step >= 0; step *= 2) {
+      if (before(hi - step)) {
+        lo = hi - step + 1;
+        break;
+      }
+      hi -= step;
+    }
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 const INDEX_HEAD = '{\n  "files": {\n';
@@ -447,13 +421,7 @@ export function loadIndex(outDir: string): IndexRead {
 
 /** The raw text of dist/'s index (not followed through a symlink), or undefined when there is none or it is unreadable. */
 export function readIndexText(outDir: string): string | undefined {
-  try {
-    const file = path.join(outDir, INDEX_FILE);
-    if (!fs.lstatSync(file).isFile()) return undefined;
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
+  return readIndexBytes(outDir)?.toString('utf8');
 }
 
 /** The bytes of dist/'s index (not followed through a symlink), or undefined when there is none or it is unreadable. */
