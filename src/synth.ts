@@ -1,7 +1,6 @@
 // The synth pipeline end to end: load → validate → resolve → render (cdk8s) → write (atomic).
 // Shared by `kyma-fleet synth`, `kyma-fleet diff` and the cdk8s app entry (src/main.ts).
 
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { checkFleet } from './fleet/check';
 import { type LoadedLayers, loadFleet, type RuntimePlan } from './fleet/load';
@@ -456,18 +455,5 @@ export type DiffResult = SynthResult & { readonly diff?: TreeDiff };
  * files are read back for their patches. It holds dist/'s lock while it runs.
  */
 export function diffDist(options: SynthOptions): DiffResult {
-  // The staging folder goes beside dist/: folders on the way to it that did not exist are removed again.
-  const created: string[] = [];
-  for (let d = path.dirname(path.resolve(options.cwd, options.outDir)); !fs.existsSync(d); d = path.dirname(d)) created.push(d);
-  try {
-    return run({ ...options, cacheDir: undefined }, true);
-  } finally {
-    for (const d of created) {
-      try {
-        fs.rmdirSync(d); // only when empty
-      } catch {
-        // not empty, or never made: left as it is
-      }
-    }
-  }
+  return run({ ...options, cacheDir: undefined }, true);
 }

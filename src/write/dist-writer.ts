@@ -267,8 +267,10 @@ export function openDist(req: OpenRequest): { ok: true; session: DistSession } |
   const names = siblingNames(req.outDir);
   const steps = new CrashPoints();
   let lock: ReturnType<typeof acquireLock> | undefined;
+  // The first folder on the way to dist/'s parent that this call creates (undefined: it existed).
+  let made: string | undefined;
   try {
-    fs.mkdirSync(names.parent, { recursive: true });
+    made = fs.mkdirSync(names.parent, { recursive: true });
     lock = acquireLock(names.lock, names.display);
     if (!lock.ok) return refuse(lock.problem, 4);
     const recovery = recover(names);
@@ -286,11 +288,31 @@ export function openDist(req: OpenRequest): { ok: true; session: DistSession } |
     const tmp = names.at('tmp', id);
     fs.mkdirSync(tmp);
     fs.mkdirSync(path.join(tmp, 'tree'));
-    return { ok: true, session: new Session(names, lock, existing, id, req.verify ?? true, trusted !== undefined && trusted.size > 0, steps) };
+    const session = new Session(names, lock, existing, id, req.verify ?? true, trusted !== undefined && trusted.size > 0, steps, made);
+    made = undefined; // the session removes them when it closes
+    return { ok: true, session };
   } catch (e) {
     if (lock?.ok) lock.release();
     if (isErrno(e)) return refuse(ioProblem(e, names.display), 4);
     throw e;
+  } finally {
+    removeMadeFolders(names.parent, made);
+  }
+}
+
+/**
+ * Removes the folders from `made` down to `parent` that openDist created, when they are empty again
+ * (a session that never published: synth --check, diff, a refused or failed write), deepest first.
+ */
+function removeMadeFolders(parent: string, made: string | undefined): void {
+  if (made === undefined) return;
+  for (let d = parent; ; d = path.dirname(d)) {
+    try {
+      fs.rmdirSync(d);
+    } catch {
+      return; // not empty (dist/ is in it), or gone
+    }
+    if (d === made || path.dirname(d) === d) return;
   }
 }
 
@@ -325,6 +347,8 @@ class Session implements DistSession {
     private readonly verify: boolean,
     private readonly partialWalk: boolean,
     private readonly steps: CrashPoints,
+    /** The first folder on the way to dist/'s parent that openDist created, if any. */
+    private readonly madeFolders: string | undefined,
   ) {
     this.previous = existing.kind === 'tree' ? existing.index : undefined;
     this.tmp = names.at('tmp', id);
@@ -472,6 +496,7 @@ class Session implements DistSession {
       // left for the next run's recovery
     }
     this.lock.release();
+    removeMadeFolders(this.names.parent, this.madeFolders);
   }
 
   private finish(guard?: (previous: DistIndex | undefined) => Problem | undefined): WriteResult {
