@@ -353,16 +353,15 @@ export function gitopsListFiles(options: GitopsOptions): string[] {
   return out.sort(cmp);
 }
 
-/** The own files (runtimeGitopsFiles) of these runtimes, rendered as renderGitops renders them. */
-function ownFilesOnly(runtimes: readonly GitopsRuntime[], options: GitopsOptions): Map<string, Record<string, unknown>> {
+/** The own files (runtimeGitopsFiles) of these runtimes, rendered: their Flux Kustomizations and Argo CD generator files. */
+function ownFiles(runtimes: readonly GitopsRuntime[], options: GitopsOptions): [string, Rec][] {
   const files: [string, Rec][] = [];
   for (const r of checkRuntimes(runtimes)) {
     const wired = wiredTargets(r, options);
     if (options.flux.enabled) for (const t of wired) files.push([`gitops/flux/${r.name}-${t}.yaml`, fluxKustomization(r, t, options)]);
     if (options.argocd.enabled) files.push([`gitops/argocd/runtimes/${r.name}.json`, argoRuntimeData(r, wired, options)]);
   }
-  files.sort((a, b) => cmp(a[0], b[0]));
-  return new Map(files);
+  return files;
 }
 
 /**
@@ -390,7 +389,14 @@ export function renderGitops(
   /** False: only the own files of the runtimes not kept; the caller keeps the lists (gitopsListFiles) as they are. */
   lists = true,
 ): Map<string, Record<string, unknown>> {
-  if (!lists) return ownFilesOnly(runtimes.filter((r) => !kept.has(r.name)), options);
+  const files = ownFiles(runtimes.filter((r) => !kept.has(r.name)), options);
+  if (lists) files.push(...listFiles(runtimes, options));
+  files.sort((a, b) => cmp(a[0], b[0]));
+  return new Map(files);
+}
+
+/** The files that list every runtime (gitopsListFiles), after the name checks across all runtimes. */
+function listFiles(runtimes: readonly GitopsRuntime[], options: GitopsOptions): [string, Rec][] {
   const sorted = checkRuntimes(runtimes);
   const files: [string, Rec][] = [];
 
@@ -399,14 +405,11 @@ export function renderGitops(
     const listed: string[] = [];
     for (const r of sorted) {
       for (const t of wiredTargets(r, options)) {
-        // A kept runtime's Kustomization is not built: only its name takes part in the check.
         const name = gitopsObjectName(r.name, t);
         const other = names.get(name);
         if (other !== undefined) throw new Error(`renderGitops: Kustomization name ${name} is shared by ${other} and ${r.name}/${t}`);
         names.set(name, `${r.name}/${t}`);
-        const file = `${r.name}-${t}.yaml`;
-        listed.push(file);
-        if (!kept.has(r.name)) files.push([`gitops/flux/${file}`, fluxKustomization(r, t, options)]);
+        listed.push(`${r.name}-${t}.yaml`);
       }
     }
     files.push(['gitops/flux/kustomization.yaml', kustomizeFile(listed)]);
@@ -416,14 +419,12 @@ export function renderGitops(
     const targets = GITOPS_TARGETS.filter((t) => t !== 'garden' || options.garden.enabled);
     const appNames = new Map<string, string>();
     for (const r of sorted) {
-      const wired = wiredTargets(r, options);
-      for (const t of wired) {
+      for (const t of wiredTargets(r, options)) {
         const name = gitopsObjectName(r.name, t);
         const other = appNames.get(name);
         if (other !== undefined) throw new Error(`renderGitops: Application name ${name} is shared by ${other} and ${r.name}/${t}`);
         appNames.set(name, `${r.name}/${t}`);
       }
-      if (!kept.has(r.name)) files.push([`gitops/argocd/runtimes/${r.name}.json`, argoRuntimeData(r, wired, options)]);
     }
     const listed: string[] = [];
     for (const t of targets) {
@@ -433,7 +434,5 @@ export function renderGitops(
     }
     files.push(['gitops/argocd/kustomization.yaml', kustomizeFile(listed)]);
   }
-
-  files.sort((a, b) => cmp(a[0], b[0]));
-  return new Map(files);
+  return files;
 }
