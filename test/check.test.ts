@@ -35,6 +35,16 @@ function rendered(fleetDir: string): Map<string, string> {
   return new Map(files);
 }
 
+/** A generated fleet in a folder of its own (dist/ beside it), with dist/ rendered when `synthed`. */
+function workspace(prefix: string, runtimes: number, seed: number, synthed: boolean): { dir: string; fleetDir: string; distDir: string } {
+  const dir = fs.mkdtempSync(path.join(root, prefix));
+  const fleetDir = path.join(dir, 'fleet');
+  generateFleet(fleetDir, runtimes, seed);
+  const distDir = path.join(dir, 'dist');
+  if (synthed) expect(synth({ fleetDir, outDir: distDir, cwd: dir, now: NOW, env: SEQUENTIAL }).exitCode).toBe(0);
+  return { dir, fleetDir, distDir };
+}
+
 const runtimeFiles = (fleetDir: string): string[] => fs.readdirSync(path.join(fleetDir, 'runtimes')).sort();
 
 /** Edits of the fleet or of dist/ after dist/ was written, and how a whole-tree comparison sees them. */
@@ -76,11 +86,7 @@ describe('synth --check and diff report what a whole-tree comparison reports', (
   for (const { name, edit } of CASES) {
     for (const [how, env] of [['parts in two workers', PARTS], ['one thread', SEQUENTIAL]] as const) {
       it(`${name} (${how})`, () => {
-        const dir = fs.mkdtempSync(path.join(root, 'case-'));
-        const fleetDir = path.join(dir, 'fleet');
-        generateFleet(fleetDir, 40, 5);
-        const distDir = path.join(dir, 'dist');
-        expect(synth({ fleetDir, outDir: distDir, cwd: dir, now: NOW, env: SEQUENTIAL }).exitCode).toBe(0);
+        const { dir, fleetDir, distDir } = workspace('case-', 40, 5, true);
         edit(fleetDir, distDir);
         const before = treeHash(distDir);
         const expected = diffTrees(readCurrentDist(distDir).files, rendered(fleetDir));
@@ -99,11 +105,7 @@ describe('synth --check and diff report what a whole-tree comparison reports', (
   }
 
   it('a file the index lists but dist/ lost shows as changed (synth would write it again)', () => {
-    const dir = fs.mkdtempSync(path.join(root, 'lost-'));
-    const fleetDir = path.join(dir, 'fleet');
-    generateFleet(fleetDir, 12, 8);
-    const distDir = path.join(dir, 'dist');
-    expect(synth({ fleetDir, outDir: distDir, cwd: dir, now: NOW, env: SEQUENTIAL }).exitCode).toBe(0);
+    const { dir, fleetDir, distDir } = workspace('lost-', 12, 8, true);
     const runtime = fs.readdirSync(path.join(distDir, 'runtimes')).sort()[2]!;
     const lost = `runtimes/${runtime}/kcp/kustomization.yaml`;
     const text = fs.readFileSync(path.join(distDir, lost), 'utf8');
@@ -115,9 +117,7 @@ describe('synth --check and diff report what a whole-tree comparison reports', (
   }, 120_000);
 
   it('no dist/ yet (nor the folders above it): every file is added, and nothing is created', () => {
-    const dir = fs.mkdtempSync(path.join(root, 'fresh-'));
-    const fleetDir = path.join(dir, 'fleet');
-    generateFleet(fleetDir, 10, 4);
+    const { dir, fleetDir } = workspace('fresh-', 10, 4, false);
     const r = diffDist({ fleetDir, outDir: path.join(dir, 'dist'), cwd: dir, now: NOW, env: PARTS });
     expect(r.diff).toEqual(diffTrees(new Map(), rendered(fleetDir)));
     expect(fs.readdirSync(dir)).toEqual(['fleet']);
@@ -128,10 +128,7 @@ describe('synth --check and diff report what a whole-tree comparison reports', (
   }, 120_000);
 
   it('an invalid fleet reports its errors and no diff, and a dist/ kyma-fleet does not own is refused (exit 4), untouched', () => {
-    const dir = fs.mkdtempSync(path.join(root, 'refused-'));
-    const fleetDir = path.join(dir, 'fleet');
-    generateFleet(fleetDir, 10, 4);
-    const distDir = path.join(dir, 'dist');
+    const { dir, fleetDir, distDir } = workspace('refused-', 10, 4, false);
     fs.mkdirSync(distDir);
     fs.writeFileSync(path.join(distDir, 'notes.txt'), 'mine\n');
     const refused = diffDist({ fleetDir, outDir: distDir, cwd: dir, now: NOW, env: PARTS });
