@@ -13,7 +13,7 @@ import { fleetInputDigest, runtimeInputDigest } from './render/input-digest';
 import { gitopsListFiles, runtimeGitopsFiles } from './render/gitops';
 import { renderFleet, targetsByRuntime, type UnchangedRuntime } from './render/render-fleet';
 import { diffOfChanges, type TreeDiff } from './render/tree-diff';
-import { type DistIndex, type DistSession, openDist, type Problem, readIndexText, type WriteResult } from './write/dist-writer';
+import { type DistIndex, type DistSession, openDist, type Problem, readIndexBytes, type WriteResult } from './write/dist-writer';
 import { indexTextDigest, type IndexView, parseIndex } from './write/index-file';
 import { epochOf, layersKey, loadRunRecord, recordedDiagnostics, type RunRecord, type RuntimeRecord, saveRunRecord, shownDiagnostics, timeThresholds } from './write/run-record';
 
@@ -125,7 +125,8 @@ function run(options: SynthOptions, preview: boolean): DiffResult {
   const fleetRoot = path.resolve(options.cwd, options.fleetDir);
   const cacheDir = options.cacheDir;
   const record = cacheDir ? loadRunRecord(cacheDir, options.cwd, fleetRoot, outDir) : undefined;
-  const indexText = cacheDir ? readIndexText(outDir) : undefined;
+  let indexBytes = cacheDir ? readIndexBytes(outDir) : undefined;
+  const indexText = indexBytes?.toString('utf8');
   const indexDigest = indexText === undefined ? undefined : indexTextDigest(indexText);
   // The record describes dist/ only while dist/'s index is the one that run wrote.
   const trusted = record && indexDigest === record.index ? record : undefined;
@@ -136,6 +137,10 @@ function run(options: SynthOptions, preview: boolean): DiffResult {
   const usable = (key: string): RunRecord | undefined => (trusted && trusted.key === key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined);
   const layers = peekLayers(options, keyOptions, (key) => usable(key) === undefined);
   const reusable = usable(layers.key);
+  // The write compares dist/'s index under its lock with these bytes (a run in this thread only: a
+  // large run without a usable record does not hold a second copy of a 140 MB index at 100,000).
+  if (!reusable) indexBytes = undefined;
+  const knownIndex = indexBytes && indexText !== undefined ? { bytes: indexBytes, text: indexText } : undefined;
   // With a usable record the run stays in this thread: runtimes/ is listed once, by the check.
   const runtimeFiles = reusable ? Object.keys(reusable.runtimes).length : layers.runtimeFiles;
   progress('checking the fleet', 0, runtimeFiles);
@@ -207,7 +212,7 @@ function run(options: SynthOptions, preview: boolean): DiffResult {
   const names = new Set(entries.map((e) => e.record.identity.name));
   const base = { exitCode: ExitCode.Ok, diagnostics, runtimes: names.size, rendered: entries.filter((e) => !e.kept).length, ...(session && parts > 0 ? { parts } : {}) };
   if (!session) {
-    const opened = openDist({ outDir, verify: !cacheDir, trustedDirs: new Set(entries.filter((e) => e.kept).map((e) => `runtimes/${e.record.identity.name}`)) });
+    const opened = openDist({ outDir, verify: !cacheDir, trustedDirs: new Set(entries.filter((e) => e.kept).map((e) => `runtimes/${e.record.identity.name}`)), knownIndex });
     if (!opened.ok) return { ...base, exitCode: opened.exitCode, problem: opened.problem };
     session = opened.session;
   }

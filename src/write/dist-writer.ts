@@ -36,11 +36,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
-import { type HashLookup, INDEX_FILE, indexLine, indexTextDigest, IndexTextBuilder, type IndexView, isCode, loadIndex, readIndexLookup, sha256, type DistIndex } from './index-file';
+import { type HashLookup, INDEX_FILE, indexLine, indexTextDigest, IndexTextBuilder, type IndexView, isCode, type KnownIndex, loadIndex, readIndexLookup, sha256, type DistIndex } from './index-file';
 import { fsyncDir, fsyncFile } from './fsync';
 import { acquireLock } from './lock';
 
-export { INDEX_FILE, readDistIndex, readIndexText, type DistIndex } from './index-file';
+export { INDEX_FILE, readDistIndex, readIndexBytes, type DistIndex } from './index-file';
 
 export interface Problem {
   code: string;
@@ -152,6 +152,8 @@ export interface OpenRequest {
   outDir: string;
   verify?: boolean;
   trustedDirs?: ReadonlySet<string>;
+  /** dist/'s index as the caller read it before the lock; it is read again under the lock and compared. */
+  knownIndex?: KnownIndex;
 }
 
 /**
@@ -279,7 +281,7 @@ export function openDist(req: OpenRequest): { ok: true; session: DistSession } |
       return refuse(recovery, 4);
     }
     const trusted = req.verify === false ? req.trustedDirs : undefined;
-    const existing = inspect(names, trusted);
+    const existing = inspect(names, trusted, req.knownIndex);
     if ('code' in existing) {
       lock.release();
       return refuse(existing, 4);
@@ -768,7 +770,7 @@ type Existing =
   | { kind: 'empty' } // an empty folder without index
   | { kind: 'tree'; index: DistIndex; indexText: string; files: string[]; dirs: string[] };
 
-function inspect(names: Names, trustedDirs: ReadonlySet<string> = new Set()): Existing | Problem {
+function inspect(names: Names, trustedDirs: ReadonlySet<string> = new Set(), known?: KnownIndex): Existing | Problem {
   const { outDir, display } = names;
   let st: fs.Stats;
   try {
@@ -788,7 +790,7 @@ function inspect(names: Names, trustedDirs: ReadonlySet<string> = new Set()): Ex
     return { code: 'E_DIST_NOT_DIR', message: `${display} exists but is not a folder; move it away`, paths: [outDir] };
   }
   const { files, dirs, others } = walk(outDir, trustedDirs);
-  const read = loadIndex(outDir);
+  const read = loadIndex(outDir, known);
   if (read.kind === 'invalid') {
     return { code: 'E_DIST_INDEX', message: `${display}${read.reason}; move ${display} away or empty it`, paths: [path.join(outDir, INDEX_FILE)] };
   }
@@ -1097,14 +1099,19 @@ function startEarlyFlush(treeDir: string): void {
   }
 }
 
+/** Up to this many written files, makeDurable fsyncs them one by one instead of syncing the filesystem. */
+const FSYNC_EACH_MAX = 64;
+
 /**
  * Makes the complete new tree durable before it is swapped in, so that even a power cut cannot
- * publish empty files. A killed process needs none of this (the page cache survives it). One
- * syncfs of the filesystem (`sync -f`, Linux) costs a few milliseconds where an fsync per file
- * costs seconds for a large fleet; elsewhere every file and folder is fsynced.
+ * publish empty files. A killed process needs none of this (the page cache survives it). For a
+ * large write one syncfs of the filesystem (`sync -f`, Linux) costs a few milliseconds where an
+ * fsync per file costs seconds; for a few files (one runtime changed) an fsync each is cheaper than
+ * starting `sync`, and does not wait for what other programs left dirty on the same filesystem.
+ * Elsewhere every file and folder is fsynced.
  */
 function makeDurable(tmp: string, treeDir: string, written: readonly string[], dirs: readonly string[]): void {
-  if (process.platform === 'linux') {
+  if (process.platform === 'linux' && written.length > FSYNC_EACH_MAX) {
     const r = spawnSync('sync', ['-f', treeDir], { stdio: 'ignore', timeout: 120_000 });
     if (r.status === 0) return;
   }
@@ -1112,7 +1119,10 @@ function makeDurable(tmp: string, treeDir: string, written: readonly string[], d
     const file = path.join(treeDir, rel);
     if (lexists(file)) withPath(file, () => fsyncFile(file));
   }
-  for (const d of [...dirs].reverse()) {
+  // The folders of the new tree, deepest first: the given ones, else those holding written files.
+  const folders = new Set(dirs);
+  if (folders.size === 0) for (const rel of written) for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) folders.add(rel.slice(0, i));
+  for (const d of [...folders].sort(cmp).reverse()) {
     const dir = path.join(treeDir, d);
     if (lexists(dir)) fsyncDir(dir);
   }
