@@ -301,6 +301,29 @@ describe('DistSession.keep: unchanged runtimes kept as folders', () => {
     expect(after).toBe(serializeIndex([...files].map(([rel, c]) => [rel, sha256(c)] as const)));
   }, 120_000);
 
+  it('a write opened with the index the caller read before uses it only while dist/ holds exactly those bytes', () => {
+    const entriesOfSession = (known?: { bytes: Buffer; text: string }) => {
+      const opened = openDist({ outDir: ws.outDir, verify: false, knownIndex: known });
+      if (!opened.ok) throw new Error(opened.problem.message);
+      const entries = entriesOf(opened.session.previous!.view);
+      opened.session.abort();
+      return entries;
+    };
+    // GIVEN dist/ and its index as synth read it
+    const first = new Map([
+      ['runtimes/a/skr/x.yaml', 'x'],
+      ['runtimes/b/skr/y.yaml', 'y'],
+    ]);
+    expect(writeDist({ outDir: ws.outDir, files: first }).ok).toBe(true);
+    const bytes = fs.readFileSync(path.join(ws.outDir, INDEX_FILE));
+    const known = { bytes, text: bytes.toString('utf8') };
+    // THEN while dist/ is unchanged the known index is dist/'s index
+    expect(entriesOfSession(known)).toEqual(entriesOfSession());
+    // WHEN another run rewrote dist/ in between THEN the write goes by what dist/ holds now
+    expect(writeDist({ outDir: ws.outDir, files: new Map([['runtimes/a/skr/x.yaml', 'x2']]) }).ok).toBe(true);
+    expect(entriesOfSession(known)).toEqual([['runtimes/a/skr/x.yaml', sha256('x2')]]);
+  });
+
   const base = new Map([
     ['runtimes/a/skr/x.yaml', 'x'],
     ['runtimes/b/skr/y.yaml', 'y'],
