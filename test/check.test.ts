@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFleet } from '../bench/generate-fleet';
 import { diffTrees, isEmptyDiff } from '../src/render/tree-diff';
 import { diffDist, synth } from '../src/synth';
-import { readCurrentDist } from '../src/write/read-dist';
+import { readCurrentDist } from './helpers/read-dist';
 import { treeHash } from './write/dist-fixture';
 
 const NOW = new Date('2026-11-21T00:00:00Z');

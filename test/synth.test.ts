@@ -12,7 +12,7 @@ import { resolveFleet } from '../src/fleet/resolve';
 import { validateFleet } from '../src/fleet/validate';
 import { renderFleet } from '../src/render/render-fleet';
 import { writeDist } from '../src/write/dist-writer';
-import { readCurrentDist } from '../src/write/read-dist';
+import { readCurrentDist } from './helpers/read-dist';
 import { BIN, FleetFixture, NOW, REPO, runBinary, testProcessEnv } from './helpers/fleet-fixture';
 
 /** sha256 of every file under dir (relative path -> hash), symlinks and folders included. */

@@ -13,6 +13,7 @@ import { NO_CACHE, type ParseCache } from './parse-cache';
 import { MAX_FILE_BYTES, parseFleetYaml } from './parse-yaml';
 import type { PositionIndex } from './positions';
 import type { FleetKind } from './schema';
+import { lexists } from '../lib/fs-exists';
 
 export interface LoadedDocument {
   /** Kind expected from the folder the file sits in. */
@@ -237,7 +238,7 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
   if (fs.existsSync(path.join(root, 'fleet.yml'))) {
     problem('E_FILE_EXTENSION', path.join(root, 'fleet.yml'), 'fleet files end in .yaml; rename fleet.yml to fleet.yaml');
   }
-  if (lexists(fleetPath)) result.fleet = loadDocument(fleetPath, 'Fleet');
+  if (lexists(fleetPath, true)) result.fleet = loadDocument(fleetPath, 'Fleet');
   else problem('E_MISSING_FLEET_FILE', fleetPath, 'the fleet folder needs a fleet.yaml (kind: Fleet)');
 
   // groups/*.yaml, then (after the auxiliary files below) runtimes/*.yaml
@@ -299,7 +300,7 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
       if (typeof rel !== 'string' || result.files.has(toSlash(path.normalize(rel)))) continue;
       const abs = path.resolve(root, rel);
       // Paths outside the fleet are reported by the extension's rules (with file:line of the reference).
-      if (!isInside(root, abs) || !lexists(abs)) continue;
+      if (!isInside(root, abs) || !lexists(abs, true)) continue;
       addAux(abs);
     }
   }
@@ -381,15 +382,6 @@ function walkAux(
 export function isInside(parent: string, child: string): boolean {
   const rel = path.relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
-function lexists(p: string): boolean {
-  try {
-    fs.lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function toSlash(p: string): string {

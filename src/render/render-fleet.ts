@@ -3,7 +3,7 @@
 
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
-import { cmp, type Diagnostic } from '../lib/diagnostics';
+import { cmp } from '../lib/diagnostics';
 import type { FleetModel } from '../fleet/model';
 import type { ResolvedRuntime } from '../fleet/resolve';
 import { renderGitops, runtimeGitopsFiles } from './gitops';
@@ -23,7 +23,6 @@ export interface RenderedFleet {
   readonly files: Map<string, string>;
   /** Runtime names rendered. */
   readonly runtimes: readonly string[];
-  readonly diagnostics: Diagnostic[];
 }
 
 /** The target folders of each runtime among dist-relative paths (runtimes/<name>/<target>/...), by runtime name. */
@@ -78,7 +77,6 @@ export function renderFleet(
   withGitops: boolean | 'own' = true,
 ): RenderedFleet {
   const files = new Map<string, string>();
-  const diagnostics: Diagnostic[] = [];
   const names: string[] = [];
   const wiring: Array<{ name: string; runtimeID: string; targets: Target[] }> = [];
   for (const [name, kept] of unchanged) {
@@ -107,5 +105,5 @@ export function renderFleet(
   const keptGitops = new Set([...unchanged].filter(([, u]) => u.keepGitops).map(([name]) => name));
   for (const [file, content] of withGitops ? renderGitops(wiring, model.options.gitops, keptGitops, withGitops !== 'own') : []) files.set(file, gitopsFileText(file, content));
   const sorted = new Map([...files.entries()].sort(([a], [b]) => cmp(a, b)));
-  return { files: sorted, runtimes: names.sort(cmp), diagnostics };
+  return { files: sorted, runtimes: names.sort(cmp) };
 }

@@ -64,8 +64,7 @@ export function renderShard(options: ShardOptions): ShardResult {
 
   // Without the GitOps wiring, which depends on every runtime: merge renders it.
   const rendered = renderFleet(model, checked.runtimes, undefined, new Map(), false);
-  const diagnostics = normalizeDiagnostics([...checked.diagnostics, ...rendered.diagnostics]);
-  if (rendered.diagnostics.some((d) => d.severity === 'error')) return { exitCode: ExitCode.InvalidInput, diagnostics };
+  const diagnostics = normalizeDiagnostics(checked.diagnostics);
 
   const files = new Map<string, string>();
   for (const [rel, content] of rendered.files) if (rel.startsWith('runtimes/')) files.set(rel, content);

@@ -39,6 +39,7 @@ import { cmp } from '../lib/diagnostics';
 import { type HashLookup, INDEX_FILE, indexLine, indexTextDigest, IndexTextBuilder, type IndexView, isCode, type KnownIndex, loadIndex, readIndexLookup, sha256, type DistIndex } from './index-file';
 import { fsyncDir, fsyncFile } from './fsync';
 import { acquireLock } from './lock';
+import { lexists } from '../lib/fs-exists';
 
 export { INDEX_FILE, readDistIndex, readIndexBytes, type DistIndex } from './index-file';
 
@@ -1181,14 +1182,4 @@ function ioProblem(e: NodeJS.ErrnoException, display: string): Problem {
     message: `${what} at ${where}${e.syscall ? ` (${e.syscall})` : ''}; ${state}`,
     paths: [where],
   };
-}
-
-function lexists(p: string): boolean {
-  try {
-    fs.lstatSync(p);
-    return true;
-  } catch (e) {
-    if (isCode(e, 'ENOENT')) return false;
-    throw e;
-  }
 }

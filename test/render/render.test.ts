@@ -37,7 +37,7 @@ describe('rendering the example fleet', () => {
   });
 
   it('renders every runtime with no diagnostics', () => {
-    expect(rendered.diagnostics).toEqual([]);
+    expect(checkFleet({ fleetDir: EXAMPLE_FLEET, cwd: REPO, now: new Date(NOW) }).diagnostics).toEqual([]);
     expect(rendered.runtimes).toEqual(fs.readdirSync(path.join(EXAMPLE_FLEET, 'runtimes')).map((f) => f.replace(/\.yaml$/, '')).sort());
   });
 

@@ -22,6 +22,7 @@ import { dnsLabelNameProblem } from '../../scaffold/names';
 import { runtimeYaml, SCHEMAS_FOLDER, schemaFileName } from '../../scaffold/templates';
 import { UsageError, cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption } from '../options';
 import { countBySeverity, plural, printDiagnostics, type Streams } from '../report';
+import { lexists } from '../../lib/fs-exists';
 
 interface NewRuntimeFlags {
   fleet: string;
@@ -152,7 +153,7 @@ function newRuntimeCommand(streams: Streams, setExit: (code: number) => void): C
       if (nameProblem !== undefined) {
         if (!all.some((d) => d.field === 'metadata.name')) problems.push({ conflict: false, line: `NAME: ${nameProblem.message} [${nameProblem.code}]` });
       } else {
-        const taken = [`${name}.yaml`, `${name}.yml`].find((f) => lexists(path.join(runtimesDir, f)));
+        const taken = [`${name}.yaml`, `${name}.yml`].find((f) => lexists(path.join(runtimesDir, f), true));
         if (taken) {
           const rest = problems.filter((p) => !p.line.endsWith('[E_DUPLICATE_RUNTIME]'));
           problems.splice(0, problems.length, { conflict: true, line: `${loaded.displayRoot}/runtimes/${taken} already exists: runtime ${JSON.stringify(name)} is declared there; choose another name or edit that file [E_DUPLICATE_RUNTIME]` }, ...rest);
@@ -222,7 +223,7 @@ export function schemaRefFrom(fromDir: string, fleetRoot: string): string {
   for (let dir = fleetRoot; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, SCHEMAS_FOLDER, fileName);
     if (isFile(candidate)) return path.relative(fromDir, candidate).split(path.sep).join('/');
-    if (lexists(path.join(dir, '.git')) || path.dirname(dir) === dir) break;
+    if (lexists(path.join(dir, '.git'), true) || path.dirname(dir) === dir) break;
   }
   return String(kymaRuntimeSchema().$id);
 }
@@ -245,22 +246,13 @@ function writeNew(dir: string, target: string, text: string): boolean {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') return false;
       if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK'].includes(code ?? '')) throw err;
-      if (lexists(target)) return false;
+      if (lexists(target, true)) return false;
       fs.renameSync(tmp, target);
     }
     fsyncDir(dir);
     return true;
   } finally {
     fs.rmSync(tmp, { force: true });
-  }
-}
-
-function lexists(p: string): boolean {
-  try {
-    fs.lstatSync(p);
-    return true;
-  } catch {
-    return false;
   }
 }
 

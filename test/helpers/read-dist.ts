@@ -1,9 +1,10 @@
-// Reads the files kyma-fleet owns in an existing dist/ (those its index lists), for `synth
-// --check` and `diff`. Never follows a symlink out of dist/; a missing dist/ reads as empty.
+// The tests' reference reader of a whole dist/: the files kyma-fleet owns (those its index lists),
+// read one by one. synth --check and diff stage only what differs (DistSession.preview); tests compare
+// their reports with what this reader sees. Never follows a symlink out of dist/; a missing dist/ reads as empty.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readDistIndex } from './index-file';
+import { readDistIndex } from '../../src/write/index-file';
 
 export interface CurrentDist {
   /** relPath -> content of every owned file that exists. */
