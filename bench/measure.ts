@@ -90,14 +90,18 @@ export function sleepMs(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** Between groups only: flush dirty pages (deleted trees included) and let the disk settle. */
 /**
  * Lets the machine settle after outputs were deleted: flush, then drop the page cache when allowed
- * (root). ext4 does not reuse an inode deleted in the last 30 s while its inode-table block is cached
- * (kernel recently_deleted(); 5 min while dirty) and scans past every such inode, so creating files
- * right after deleting a big tree was measured up to 10x slower (50,000 files: 0.9 s → 9 s). Without
- * the right to drop caches, wait out the 30 s instead.
+ * (root). ext4 without a journal (this VM's root filesystem) does not reuse a recently deleted inode
+ * while its inode-table block is cached (recently_deleted() in fs/ext4/ialloc.c; a minute or more)
+ * and scans past every such inode, so creating files right after deleting a big tree is far slower:
+ * 50,000 files 0.9 s → 9 s, and 110,000 empty files 1.5 s → 27 s right after deleting a tree of that
+ * size (Linux 6.18, 2026-11-22). Waiting is a poor substitute: 65 s after the delete it still took
+ * 47 s, while dropping the cache brought it back to 1.8 s. Without the right to drop caches, the
+ * bench waits 35 s and says that its file-writing runs may be slow.
  */
+let warnedNoDrop = false;
+
 export function settle(seconds = 3): void {
   spawnSync('sync');
   let dropped = false;
@@ -106,6 +110,8 @@ export function settle(seconds = 3): void {
     dropped = true;
   } catch {
     // not root, or not Linux
+    if (!warnedNoDrop) console.error('note: cannot drop the page cache (not root): runs that write files right after outputs were deleted may be slower (see settle() in bench/measure.ts)');
+    warnedNoDrop = true;
   }
   sleepMs((dropped ? seconds : Math.max(seconds, 35)) * 1000);
 }
