@@ -1,8 +1,8 @@
 // The synth pipeline end to end: load → validate → resolve → render (cdk8s) → write (atomic).
-// Shared by `kyma-fleet synth`, `kyma-fleet diff` and the cdk8s app entry (src/main.ts).
+// Shared by `kyma-fleet synth`, `kyma-fleet diff`, `kyma-fleet validate` (the input side only) and the cdk8s app entry (src/main.ts).
 
 import * as path from 'node:path';
-import { checkFleet } from './fleet/check';
+import { type CheckedFleet, checkFleet } from './fleet/check';
 import { type LoadedLayers, loadFleet, type RuntimePlan } from './fleet/load';
 import { type FleetModel, identityOf } from './fleet/model';
 import type { ResolvedRuntime } from './fleet/resolve';
@@ -293,14 +293,35 @@ function peekLayers(options: SynthOptions, keyOptions: Readonly<Record<string, u
   return { key, runtimeFiles };
 }
 
-/** The input side in this thread: reused files from the record, everything else parsed here. */
-function gatherSequential(
-  options: SynthOptions,
+/** What synth and validate need to check a fleet; validate renders nothing, so outDir is only read. */
+type CheckRun = Pick<SynthOptions, 'fleetDir' | 'outDir' | 'cwd' | 'now' | 'allowEmpty' | 'cacheDir'>;
+
+interface CheckedWithRecord {
+  readonly checked: CheckedFleet;
+  /** layersKey of this run's fleet-wide inputs. */
+  readonly key: string;
+  /** The checked files' diagnostics and the recorded warnings of the reused ones, sorted. */
+  readonly diagnostics: Diagnostic[];
+  /** The record of each runtime of the trusted record, by runtime name. */
+  readonly byName: ReadonlyMap<string, RuntimeRecord>;
+  /** runtimeInputDigest of a checked runtime (computed once). */
+  readonly inputOf: (model: FleetModel, r: ResolvedRuntime) => string;
+  /** True when a checked runtime's input digest is that of its last render (dist/ holds its files). */
+  readonly isUnchanged: (model: FleetModel, r: ResolvedRuntime) => boolean;
+}
+
+/**
+ * The input checks of a run in this thread. With a `reusable` record (same fleet-wide inputs,
+ * epoch and dist/ index), runtime files unchanged since it are only digested: their identities
+ * come from the record for the checks across files, their recorded warnings are reported again.
+ */
+function checkWithRecord(
+  options: CheckRun,
   trusted: RunRecord | undefined,
   reusable: RunRecord | undefined,
   keyOptions: Readonly<Record<string, unknown>>,
   indexText: string | undefined,
-): GatherOutcome {
+): CheckedWithRecord {
   const cacheDir = options.cacheDir;
   let key = '';
   const plan = (layers: LoadedLayers): RuntimePlan => {
@@ -339,11 +360,23 @@ function gatherSequential(
     unchangedSincePrevious: isUnchanged,
     runtimes: cacheDir ? { plan, identities: (reused) => reused.map((f) => ({ ...reusable!.runtimes[f.relPath]!.identity, file: f.file })) } : undefined,
   });
-  const reusedFiles = checked.reusedRuntimes;
   const diagnostics = normalizeDiagnostics([
     ...checked.diagnostics,
-    ...reusedFiles.flatMap((f) => shownDiagnostics(reusable!.runtimes[f.relPath]!.diagnostics, f.file)),
+    ...checked.reusedRuntimes.flatMap((f) => shownDiagnostics(reusable!.runtimes[f.relPath]!.diagnostics, f.file)),
   ]);
+  return { checked, key, diagnostics, byName, inputOf, isUnchanged };
+}
+
+/** The input side in this thread: reused files from the record, everything else parsed here. */
+function gatherSequential(
+  options: SynthOptions,
+  trusted: RunRecord | undefined,
+  reusable: RunRecord | undefined,
+  keyOptions: Readonly<Record<string, unknown>>,
+  indexText: string | undefined,
+): GatherOutcome {
+  const { checked, key, diagnostics, byName, inputOf, isUnchanged } = checkWithRecord(options, trusted, reusable, keyOptions, indexText);
+  const reusedFiles = checked.reusedRuntimes;
   if (!checked.ok || !checked.model) return { failed: { exitCode: ExitCode.InvalidInput, diagnostics } };
   const model = checked.model;
   // Nothing parsed and every file of the record still there: dist/ is exactly what that run wrote.
@@ -378,6 +411,44 @@ function gatherSequential(
     });
   }
   return { gathered: { model, diagnostics, entries, files: rendered.files, key } };
+}
+
+export interface Validation {
+  readonly ok: boolean;
+  /** Sorted, de-duplicated; the recorded warnings of reused runtime files included. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** Runtimes of the fleet (0 when the model could not be built), reused ones included. */
+  readonly runtimes: number;
+  readonly groups: number;
+  /** Runtime files not parsed again because the run record vouched for them. */
+  readonly reused: number;
+}
+
+/**
+ * `kyma-fleet validate`: every check of synth's input side, nothing written. With a cache folder it
+ * reads (never writes) the run record of the last synth of this fleet into outDir: while that
+ * record is usable (same fleet-wide inputs and time epoch, dist/'s index as that synth wrote it),
+ * runtime files unchanged since then are not parsed, validated or resolved again, exactly as synth
+ * would skip them; their identities still take part in the checks across files and their recorded
+ * warnings are reported again. The verdict and the diagnostics are those of a validate without
+ * cache (a test compares them).
+ */
+export function validateFleetDir(options: CheckRun): Validation {
+  const outDir = path.resolve(options.cwd, options.outDir);
+  const fleetRoot = path.resolve(options.cwd, options.fleetDir);
+  const record = options.cacheDir ? loadRunRecord(options.cacheDir, options.cwd, fleetRoot, outDir) : undefined;
+  const indexText = options.cacheDir ? readIndexBytes(outDir)?.toString('utf8') : undefined;
+  const trusted = record && indexText !== undefined && indexTextDigest(indexText) === record.index ? record : undefined;
+  const reusable = trusted && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined;
+  const { checked, diagnostics } = checkWithRecord(options, trusted, reusable, { allowEmpty: options.allowEmpty ?? false }, indexText);
+  const model = checked.model;
+  return {
+    ok: !hasErrors(diagnostics),
+    diagnostics,
+    runtimes: model ? model.runtimes.length + checked.reusedRuntimes.length : 0,
+    groups: model?.groups.length ?? 0,
+    reused: checked.reusedRuntimes.length,
+  };
 }
 
 /**

@@ -28,7 +28,7 @@ export function outputOption(choices: string[]): Option {
 }
 
 
-export const cacheOption = (): Option => new Option('--no-cache', 'parse every fleet file again (skip the parse cache)');
+export const cacheOption = (): Option => new Option('--no-cache', 'check every fleet file again (skip the parse cache and the run record)');
 
 /** The parse cache folder for a run, or undefined when disabled (--no-cache or KYMA_FLEET_NO_CACHE=1). */
 export function cacheDirFor(flags: { cache?: boolean }, cwd: string, env: NodeJS.ProcessEnv): string | undefined {

@@ -1,8 +1,8 @@
 // `kyma-fleet validate`: every check of the input side, all errors of the run, nothing written.
 
 import { Command, Option } from 'commander';
-import { checkFleet } from '../../fleet/check';
 import { ExitCode } from '../../lib/diagnostics';
+import { validateFleetDir } from '../../synth';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outputOption } from '../options';
 import { countBySeverity, plural, printDiagnostics, type Streams } from '../report';
 
@@ -26,17 +26,16 @@ export function validateCommand(streams: Streams, setExit: (code: number) => voi
     .addOption(new Option('--allow-empty', 'accept a fleet without runtimes'))
     .addHelpText('after', '\nExamples:\n  kyma-fleet validate\n  kyma-fleet validate --fleet ../landscape/fleet --output json\n')
     .action((flags: ValidateFlags) => {
-      const result = checkFleet({
+      const result = validateFleetDir({
         fleetDir: flags.fleet,
+        outDir: flags.out,
         cwd: streams.cwd,
-        previousDist: flags.out,
         cacheDir: cacheDirFor(flags, streams.cwd, streams.env),
         now: evaluationTime(flags.now, streams.env),
         allowEmpty: flags.allowEmpty,
       });
       const { errors, warnings } = countBySeverity(result.diagnostics);
-      const runtimes = result.model?.runtimes.length ?? 0;
-      const groups = result.model?.groups.length ?? 0;
+      const { runtimes, groups } = result;
       if (flags.output === 'json') {
         streams.out(JSON.stringify({ ok: result.ok, errors, warnings, runtimes, groups, diagnostics: result.diagnostics }, null, 2) + '\n');
       } else {

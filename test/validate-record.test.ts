@@ -1,0 +1,171 @@
+// `kyma-fleet validate` with the run record of the last synth: runtime files unchanged since then
+// are not parsed again. Whatever it skips, its verdict, diagnostics and counts must be exactly those
+// of a validate without cache; each case also says how many files the record vouched for, so the
+// fast path is known to have been taken (or refused, where it must be).
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseDocument } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateFleet } from '../bench/generate-fleet';
+import { synth, validateFleetDir, type Validation } from '../src/synth';
+import { runBinary, testProcessEnv } from './helpers/fleet-fixture';
+
+const NOW = new Date('2026-11-21T00:00:00Z');
+const RUNTIMES = 30;
+
+let root: string;
+beforeAll(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-fleet-validate-record-'));
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+interface Workspace {
+  readonly fleetDir: string;
+  readonly outDir: string;
+  readonly cacheDir: string;
+  runtimeFile(i: number): string;
+  edit(file: string, edit: (doc: ReturnType<typeof parseDocument>) => void): void;
+  validate(cached: boolean, now?: Date): Validation;
+  synth(): void;
+}
+
+/** A generated fleet, synthesised once with a cache (so the record exists). */
+function workspace(name: string): Workspace {
+  const dir = path.join(root, name);
+  const fleetDir = path.join(dir, 'fleet');
+  generateFleet(fleetDir, RUNTIMES, 21);
+  const outDir = path.join(dir, 'dist');
+  const cacheDir = path.join(dir, 'cache');
+  const ws: Workspace = {
+    fleetDir,
+    outDir,
+    cacheDir,
+    runtimeFile: (i) => path.join(fleetDir, 'runtimes', fs.readdirSync(path.join(fleetDir, 'runtimes')).sort()[i]!),
+    edit: (file, edit) => {
+      const doc = parseDocument(fs.readFileSync(file, 'utf8'));
+      edit(doc);
+      fs.writeFileSync(file, doc.toString({ lineWidth: 0 }));
+    },
+    validate: (cached, now = NOW) => validateFleetDir({ fleetDir, outDir, cwd: dir, now, cacheDir: cached ? cacheDir : undefined }),
+    synth: () => {
+      const r = synth({ fleetDir, outDir, cwd: dir, now: NOW, cacheDir, env: { KYMA_FLEET_WORKERS: '1' } });
+      expect(r.exitCode, JSON.stringify(r.diagnostics.slice(0, 3))).toBe(0);
+    },
+  };
+  ws.synth();
+  return ws;
+}
+
+/** Validate with the record and without any cache: the same result but for `reused`, which is returned. */
+function compare(ws: Workspace, now?: Date): { reused: number; result: Validation } {
+  const fast = ws.validate(true, now);
+  const reference = ws.validate(false, now);
+  expect(reference.reused).toBe(0);
+  const { reused, ...rest } = fast;
+  const { reused: _none, ...expected } = reference;
+  expect(rest).toEqual(expected);
+  return { reused, result: fast };
+}
+
+describe('validate with the run record of the last synth', () => {
+  it('reuses every runtime file of an unchanged fleet and reports what a cold validate reports', () => {
+    const ws = workspace('unchanged');
+    const { reused, result } = compare(ws);
+    expect(reused).toBe(RUNTIMES);
+    expect(result).toMatchObject({ ok: true, runtimes: RUNTIMES });
+  });
+
+  it('parses only an edited runtime file; an error in it is reported as a cold validate reports it', () => {
+    const ws = workspace('invalid-edit');
+    ws.edit(ws.runtimeFile(3), (doc) => doc.setIn(['spec', 'runtimeID'], 'not-a-uuid'));
+    const { reused, result } = compare(ws);
+    expect(reused).toBe(RUNTIMES - 1);
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.some((d) => d.severity === 'error' && d.file.endsWith(path.basename(ws.runtimeFile(3))))).toBe(true);
+  });
+
+  it('checks an edited file against the identities of the reused ones (a copied runtime ID is a duplicate)', () => {
+    const ws = workspace('duplicate');
+    const source = parseDocument(fs.readFileSync(ws.runtimeFile(5), 'utf8'));
+    const copy = path.join(ws.fleetDir, 'runtimes', 'zz-copy.yaml');
+    source.setIn(['metadata', 'name'], 'zz-copy');
+    source.setIn(['spec', 'shoot', 'name'], 'c-zzcopy');
+    fs.writeFileSync(copy, source.toString({ lineWidth: 0 }));
+    const { reused, result } = compare(ws);
+    expect(reused).toBe(RUNTIMES);
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.map((d) => d.code)).toContain('E_DUPLICATE_RUNTIME_ID');
+  });
+
+  it('reports the recorded warnings of reused runtime files again', () => {
+    const ws = workspace('warnings');
+    // A production runtime with event destinations but none to stdout gets a warning from its resolved rules.
+    const runtimes = path.join(ws.fleetDir, 'runtimes');
+    const prod = fs.readdirSync(runtimes).sort().find((f) => /tier: production/.test(fs.readFileSync(path.join(runtimes, f), 'utf8')))!;
+    ws.edit(path.join(runtimes, prod), (doc) =>
+      doc.setIn(['spec', 'extensions', 'falco', 'destinations'], doc.createNode([{ name: 'logging' }, { name: 'otlp', resourceSecretName: 'otlp-endpoint' }])),
+    );
+    ws.synth(); // the record now holds the warning of that file
+    const { reused, result } = compare(ws);
+    expect(reused).toBe(RUNTIMES);
+    expect(result.diagnostics.map((d) => d.code)).toContain('W_FALCO_DESTINATIONS');
+  });
+
+  it.each([
+    [
+      'a group changed (the fleet-wide inputs are not those of the record)',
+      (ws: Workspace) => {
+        const groups = path.join(ws.fleetDir, 'groups');
+        ws.edit(path.join(groups, fs.readdirSync(groups).sort()[0]!), (doc) => doc.setIn(['spec', 'priority'], 77));
+      },
+    ],
+    [
+      'dist/ was written by another run (its index is not the one of the record)',
+      (ws: Workspace) => {
+        const edited = `${ws.fleetDir}-copy`;
+        fs.cpSync(ws.fleetDir, edited, { recursive: true });
+        fs.rmSync(path.join(edited, 'runtimes', fs.readdirSync(path.join(edited, 'runtimes')).sort()[0]!));
+        const r = synth({ fleetDir: edited, outDir: ws.outDir, cwd: root, now: NOW, cacheDir: `${ws.cacheDir}-other`, env: { KYMA_FLEET_WORKERS: '1' } });
+        expect(r.exitCode).toBe(0);
+      },
+    ],
+    ['no dist/ any more', (ws: Workspace) => fs.rmSync(ws.outDir, { recursive: true })],
+  ])('does not use the record when %s', (_label, change) => {
+    const ws = workspace(`refused-${Math.random().toString(16).slice(2)}`);
+    change(ws);
+    expect(compare(ws).reused).toBe(0);
+  });
+
+  it('does not use the record at a `now` past one of its time thresholds (a Falco version expiring)', () => {
+    const ws = workspace('expiry');
+    const profile = path.join(ws.fleetDir, 'profiles/falco-profile.yaml');
+    ws.edit(profile, (doc) => {
+      const list = doc.getIn(['spec', 'versions', 'falco']) as { add(v: unknown): void };
+      list.add(doc.createNode({ classification: 'supported', expirationDate: '2026-12-01T00:00:00Z', rulesVersion: '0.45.0', version: '0.45.0' }));
+    });
+    ws.synth();
+    expect(compare(ws).reused).toBe(RUNTIMES);
+    expect(compare(ws, new Date('2026-12-02T00:00:00Z')).reused).toBe(0);
+  });
+
+  it('the CLI prints the same report with and without cache (text and JSON), and writes nothing', () => {
+    const ws = workspace('cli');
+    ws.edit(ws.runtimeFile(2), (doc) => doc.setIn(['spec', 'runtimeID'], 'not-a-uuid'));
+    const cwd = path.dirname(ws.fleetDir);
+    const env = { ...testProcessEnv(), KYMA_FLEET_CACHE_DIR: ws.cacheDir };
+    const listing = (): string[] => fs.readdirSync(ws.cacheDir).sort();
+    const before = listing();
+    const recordBytes = fs.readFileSync(path.join(ws.cacheDir, before.find((n) => n.startsWith('run-'))!));
+    for (const output of ['text', 'json']) {
+      const args = ['validate', '--fleet', 'fleet', '--out', 'dist', '--now', NOW.toISOString(), '--output', output];
+      const cached = runBinary(args, cwd, env);
+      const cold = runBinary([...args, '--no-cache'], cwd, env);
+      expect(cached.code).toBe(1);
+      expect({ stdout: cached.stdout, stderr: cached.stderr }).toEqual({ stdout: cold.stdout, stderr: cold.stderr });
+    }
+    // The record is synth's: validate reads it and leaves it as it was.
+    expect(fs.readFileSync(path.join(ws.cacheDir, before.find((n) => n.startsWith('run-'))!))).toEqual(recordBytes);
+  });
+});
