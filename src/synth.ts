@@ -437,7 +437,8 @@ export function validateFleetDir(options: CheckRun): Validation {
   const outDir = path.resolve(options.cwd, options.outDir);
   const fleetRoot = path.resolve(options.cwd, options.fleetDir);
   const record = options.cacheDir ? loadRunRecord(options.cacheDir, options.cwd, fleetRoot, outDir) : undefined;
-  const indexText = options.cacheDir ? readIndexBytes(outDir)?.toString('utf8') : undefined;
+  // Without a record the check reads dist/'s index itself, and only if a transition rule asks.
+  const indexText = record ? readIndexBytes(outDir)?.toString('utf8') : undefined;
   const trusted = record && indexText !== undefined && indexTextDigest(indexText) === record.index ? record : undefined;
   const reusable = trusted && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined;
   const { checked, diagnostics } = checkWithRecord(options, trusted, reusable, { allowEmpty: options.allowEmpty ?? false }, indexText);
