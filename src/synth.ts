@@ -296,6 +296,9 @@ function peekLayers(options: SynthOptions, keyOptions: Readonly<Record<string, u
 /** What synth and validate need to check a fleet; validate renders nothing, so outDir is only read. */
 type CheckRun = Pick<SynthOptions, 'fleetDir' | 'outDir' | 'cwd' | 'now' | 'allowEmpty' | 'cacheDir'>;
 
+/** A check without a previous render (explain): no transition rules, so no outDir. */
+type CheckInput = Omit<CheckRun, 'outDir'> & { readonly outDir?: string };
+
 interface CheckedWithRecord {
   readonly checked: CheckedFleet;
   /** layersKey of this run's fleet-wide inputs. */
@@ -316,11 +319,13 @@ interface CheckedWithRecord {
  * come from the record for the checks across files, their recorded warnings are reported again.
  */
 function checkWithRecord(
-  options: CheckRun,
+  options: CheckInput,
   trusted: RunRecord | undefined,
   reusable: RunRecord | undefined,
   keyOptions: Readonly<Record<string, unknown>>,
   indexText: string | undefined,
+  /** Runtime files (relPath) parsed even when the record vouches for them. */
+  parse: (relPath: string) => boolean = () => false,
 ): CheckedWithRecord {
   const cacheDir = options.cacheDir;
   let key = '';
@@ -328,10 +333,10 @@ function checkWithRecord(
     key = layersKey(layers, keyOptions);
     if (!reusable || key !== reusable.key) return {};
     return {
-      reuse: (rel, digest) => reusable.runtimes[rel]?.digest === digest,
+      reuse: (rel, digest) => !parse(rel) && reusable.runtimes[rel]?.digest === digest,
       reuseStamp: (rel, stamp) => {
         const r = reusable.runtimes[rel];
-        return r?.stamp !== undefined && r.stamp === stamp ? r.digest : undefined;
+        return !parse(rel) && r?.stamp !== undefined && r.stamp === stamp ? r.digest : undefined;
       },
     };
   };
@@ -450,6 +455,33 @@ export function validateFleetDir(options: CheckRun): Validation {
     groups: model?.groups.length ?? 0,
     reused: checked.reusedRuntimes.length,
   };
+}
+
+/**
+ * The fleet as `explain NAME` needs it: every check (explain reports the fleet's errors), and the
+ * named runtime parsed and resolved. With a cache folder it reads the run record of the last synth
+ * into `outDir` (explain has no --out: the default dist/); while the fleet-wide inputs and the time
+ * epoch are that record's, the other runtime files unchanged since then are only digested, as
+ * validate skips them. dist/ itself does not matter here (explain checks no transitions against a
+ * previous render), so the record need not describe it. The errors and the explanation are those of
+ * a check without cache (a test compares them); `names` are every runtime name, for suggestions.
+ */
+export function checkForExplain(options: Omit<CheckRun, 'allowEmpty'>, name: string): { checked: CheckedFleet; diagnostics: readonly Diagnostic[]; names: string[] } {
+  const fleetRoot = path.resolve(options.cwd, options.fleetDir);
+  const record = options.cacheDir ? loadRunRecord(options.cacheDir, options.cwd, fleetRoot, path.resolve(options.cwd, options.outDir)) : undefined;
+  const reusable = record && epochOf(record.thresholds, options.now) === record.epoch ? record : undefined;
+  const own = new Set([`runtimes/${name}.yaml`, `runtimes/${name}.yml`]);
+  // The record's key is synth's, which is taken without --allow-empty; explain accepts an empty fleet.
+  const { checked, diagnostics } = checkWithRecord(
+    { fleetDir: options.fleetDir, cwd: options.cwd, now: options.now, cacheDir: options.cacheDir, allowEmpty: true },
+    undefined,
+    reusable,
+    { allowEmpty: false },
+    undefined,
+    (rel) => own.has(rel),
+  );
+  const names = [...checked.runtimes.map((r) => r.runtime.name), ...checked.reusedRuntimes.map((f) => reusable!.runtimes[f.relPath]!.identity.name)].sort(cmp);
+  return { checked, diagnostics, names };
 }
 
 /**

@@ -1,12 +1,13 @@
 // `kyma-fleet explain NAME`: the resolved settings of one runtime, every value with the
 // file:line of the layer that set it. Works on an invalid fleet too (errors go to stderr, exit 1),
-// because explaining a conflict is when it is needed most.
+// because explaining a conflict is when it is needed most. With the run record of the last synth
+// into dist/, runtime files unchanged since then are not parsed again (see checkForExplain).
 
 import { Command } from 'commander';
-import { checkFleet } from '../../fleet/check';
 import { explainRuntime, formatExplanation } from '../../fleet/explain';
 import { ExitCode } from '../../lib/diagnostics';
 import { closestMatch } from '../../lib/suggest';
+import { checkForExplain } from '../../synth';
 import { UsageError, cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outputOption } from '../options';
 import { printDiagnostics, type Streams } from '../report';
 
@@ -27,10 +28,11 @@ export function explainCommand(streams: Streams, setExit: (code: number) => void
     .addOption(cacheOption())
     .addHelpText('after', '\nExamples:\n  kyma-fleet explain acme-eu-prod\n  kyma-fleet explain acme-eu-prod --output json | jq .values\n')
     .action((name: string, flags: ExplainFlags) => {
-      const result = checkFleet({ fleetDir: flags.fleet,
-        cwd: streams.cwd,
-        cacheDir: cacheDirFor(flags, streams.cwd, streams.env), now: evaluationTime(flags.now, streams.env), allowEmpty: true });
-      const errors = result.diagnostics.filter((d) => d.severity === 'error');
+      const { checked: result, diagnostics, names } = checkForExplain(
+        { fleetDir: flags.fleet, outDir: 'dist', cwd: streams.cwd, cacheDir: cacheDirFor(flags, streams.cwd, streams.env), now: evaluationTime(flags.now, streams.env) },
+        name,
+      );
+      const errors = diagnostics.filter((d) => d.severity === 'error');
       printDiagnostics(errors, streams);
       const resolved = result.runtimes.find((r) => r.runtime.name === name);
       if (!resolved || !result.model) {
@@ -38,7 +40,7 @@ export function explainCommand(streams: Streams, setExit: (code: number) => void
           setExit(ExitCode.InvalidInput);
           return;
         }
-        const guess = closestMatch(name, result.runtimes.map((r) => r.runtime.name));
+        const guess = closestMatch(name, names);
         throw new UsageError(`runtime ${JSON.stringify(name)} not found in ${flags.fleet}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''}`);
       }
       const explanation = explainRuntime(result.model, resolved);

@@ -1,6 +1,6 @@
-// `kyma-fleet validate` with the run record of the last synth: runtime files unchanged since then
-// are not parsed again. Whatever it skips, its verdict, diagnostics and counts must be exactly those
-// of a validate without cache; each case also says how many files the record vouched for, so the
+// `kyma-fleet validate` and `kyma-fleet explain` with the run record of the last synth (read only):
+// runtime files unchanged since then are not parsed again. Whatever they skip, their reports must
+// be exactly those without cache; each case also says how many files the record vouched for, so the
 // fast path is known to have been taken (or refused, where it must be).
 
 import * as fs from 'node:fs';
@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFleet } from '../bench/generate-fleet';
-import { synth, validateFleetDir, type Validation } from '../src/synth';
+import { checkForExplain, synth, validateFleetDir, type Validation } from '../src/synth';
 import { runBinary, testProcessEnv } from './helpers/fleet-fixture';
 
 const NOW = new Date('2026-11-21T00:00:00Z');
@@ -167,5 +167,57 @@ describe('validate with the run record of the last synth', () => {
     }
     // The record is synth's: validate reads it and leaves it as it was.
     expect(fs.readFileSync(path.join(ws.cacheDir, before.find((n) => n.startsWith('run-'))!))).toEqual(recordBytes);
+  });
+});
+
+describe('explain with the run record of the last synth into dist/', () => {
+  /** `explain NAME` through the binary, with the cache and with --no-cache: the same code, stdout and stderr. */
+  function explainBoth(ws: Workspace, name: string, output = 'text'): { code: number; stdout: string; stderr: string } {
+    const cwd = path.dirname(ws.fleetDir);
+    const env = { ...testProcessEnv(), KYMA_FLEET_CACHE_DIR: ws.cacheDir };
+    const args = ['explain', name, '--fleet', 'fleet', '--now', NOW.toISOString(), '--output', output];
+    const cached = runBinary(args, cwd, env);
+    const cold = runBinary([...args, '--no-cache'], cwd, env);
+    expect({ code: cached.code, stdout: cached.stdout, stderr: cached.stderr }).toEqual({ code: cold.code, stdout: cold.stdout, stderr: cold.stderr });
+    return { code: cached.code, stdout: cached.stdout, stderr: cached.stderr };
+  }
+  const nameOf = (file: string): string => path.basename(file, '.yaml');
+  /** How many runtime files the record vouched for when explaining `name` (the function behind the command). */
+  const reusedFor = (ws: Workspace, name: string): number =>
+    checkForExplain({ fleetDir: ws.fleetDir, outDir: ws.outDir, cwd: path.dirname(ws.fleetDir), now: NOW, cacheDir: ws.cacheDir }, name).checked.reusedRuntimes.length;
+
+  it('parses only the runtime it explains in an unchanged fleet, with the same explanation (text and JSON)', () => {
+    const ws = workspace('explain-unchanged');
+    const name = nameOf(ws.runtimeFile(4));
+    expect(reusedFor(ws, name)).toBe(RUNTIMES - 1);
+    expect(explainBoth(ws, name).code).toBe(0);
+    expect(explainBoth(ws, name, 'json').stdout).toContain(`"name": "${name}"`);
+  });
+
+  it('explains the runtime as edited since the synth', () => {
+    const ws = workspace('explain-edited');
+    const name = nameOf(ws.runtimeFile(6));
+    ws.edit(ws.runtimeFile(6), (doc) => doc.setIn(['spec', 'channel'], 'fast'));
+    expect(reusedFor(ws, name)).toBe(RUNTIMES - 1);
+    expect(explainBoth(ws, name).stdout).toMatch(/channel = "fast" +\S*runtimes\//);
+  });
+
+  it('reports the errors of other runtimes and of the checks across files, and exits 1', () => {
+    const ws = workspace('explain-broken');
+    ws.edit(ws.runtimeFile(1), (doc) => doc.setIn(['spec', 'runtimeID'], 'not-a-uuid'));
+    const id = parseDocument(fs.readFileSync(ws.runtimeFile(8), 'utf8')).getIn(['spec', 'runtimeID']);
+    ws.edit(ws.runtimeFile(9), (doc) => doc.setIn(['spec', 'runtimeID'], id));
+    const r = explainBoth(ws, nameOf(ws.runtimeFile(8)));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('[E_RUNTIME_ID]');
+    expect(r.stderr).toContain('[E_DUPLICATE_RUNTIME_ID]');
+  });
+
+  it('suggests a name from every runtime, the ones the record vouched for included', () => {
+    const ws = workspace('explain-unknown');
+    const name = nameOf(ws.runtimeFile(12));
+    const r = explainBoth(ws, `${name}x`);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`did you mean "${name}"`);
   });
 });
