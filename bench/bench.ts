@@ -23,7 +23,13 @@
 //                   ApiObjects, app.synth() with FOLDER_PER_CHART_FILE_PER_RESOURCE, over the objects
 //                   kyma-fleet renders (exported once, untimed, by bench/export-objects.ts)
 //   baseline-naive  the same with the default FILE_PER_CHART; quadratic, so only for N <= 1000
-// cold, baseline, noop and one-changed run in rounds (cold, baseline, noop, one-changed; again; ...),
+//   floor-write     the floor of a cold synth's writing (bench/floor.ts): the bytes of the dist/ that
+//                   round 0's synth wrote (packed once, untimed), written into a new folder in the
+//                   same layout on as many threads as the synth uses, with nothing else done
+//   floor-tojson    the floor of its cdk8s part: the baseline's objects, one small App and Chart per
+//                   runtime and target, `chart.toJson()` on the same threads, no YAML, no files
+//                   (both timed in-process; the table adds them up as a lower bound of a cold synth)
+// cold, baseline, the floors, noop and one-changed run in rounds (cold, baseline, floors, noop, one-changed; again; ...),
 // so cold / baseline, noop / cold and one-changed / cold are medians of per-round ratios (paired
 // A/B, as perf-baseline.md recommends). noop and one-changed work on the dist/ of round 0's cold
 // run with that run's cache (KYMA_FLEET_CACHE_DIR); every cold run gets an empty cache folder.
@@ -52,10 +58,11 @@ import { validateFleet } from '../src/fleet/validate';
 import { formatDiagnostic, hasErrors, normalizeDiagnostics } from '../src/lib/diagnostics';
 import { INDEX_FILE } from '../src/write/index-file';
 import { type FleetStats, generateFleet, hashTree, NOW, REPO_ROOT, selfCheck } from './generate-fleet';
+import { packTree } from './floor';
 import { countFiles, fileInodes, load1, measureNode, newFiles, type ProcessRun, removeTree, rssSource, settle, sleepMs, type Spread, spread } from './measure';
 
 const BENCH_DIR = path.join(REPO_ROOT, '.bench');
-const SCENARIOS = ['validate', 'cold', 'noop', 'one-changed', 'committed-dist', 'baseline', 'baseline-naive'] as const;
+const SCENARIOS = ['validate', 'cold', 'noop', 'one-changed', 'committed-dist', 'baseline', 'baseline-naive', 'floor-write', 'floor-tojson'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 const PRODUCT: readonly Scenario[] = ['validate', 'cold', 'noop', 'one-changed'];
 /** FILE_PER_CHART is O(N²): 3.5 s at 1,000 runtimes, 340 s at 10,000 (perf-baseline.md). */
@@ -76,7 +83,11 @@ const LABEL: Record<Scenario, string> = {
   'committed-dist': 'synth over a committed dist/, empty cache',
   baseline: 'baseline: plain cdk8s, folder per chart',
   'baseline-naive': 'baseline-naive: plain cdk8s, FILE_PER_CHART',
+  'floor-write': 'floor: write the same dist/ bytes, nothing else',
+  'floor-tojson': 'floor: cdk8s chart.toJson() of the same objects',
 };
+/** Threads of the floors: as many as a cold synth's parts (workerCount in src/parallel/pool.ts). */
+const FLOOR_THREADS = Math.min(os.availableParallelism(), 4);
 
 // ---------------------------------------------------------------------------------------------
 // The validate phase breakdown (in a child process, as before)
@@ -146,6 +157,7 @@ interface Build {
   cli: string;
   benchJs: string;
   plainCdk8s: string;
+  floor: string;
   exportObjects: string;
   probe: string;
   /** sha256 of the copied lib/ (first 12 hex). */
@@ -174,6 +186,7 @@ function snapshotBuild(): Build {
     cli: rel(path.join(root, 'bin', 'kyma-fleet.js')),
     benchJs: path.join(root, 'lib', 'bench', 'bench.js'),
     plainCdk8s: rel(path.join(root, 'lib', 'bench', 'plain-cdk8s.js')),
+    floor: rel(path.join(root, 'lib', 'bench', 'floor.js')),
     exportObjects: path.join(root, 'lib', 'bench', 'export-objects.js'),
     probe: path.join(root, 'lib', 'bench', 'rss-probe.js'),
     libHash: hashTree(path.join(root, 'lib')).slice(0, 12),
@@ -280,7 +293,7 @@ function runInterleaved(build: Build, n: number, runs: number, jobs: readonly Jo
         console.error(`  N=${n} ${job.scenario} FAILED: ${failed[j]}\n${text.slice(0, 2000)}`);
         return;
       }
-      const isBaseline = job.scenario.startsWith('baseline');
+      const isBaseline = job.scenario.startsWith('baseline') || job.scenario.startsWith('floor');
       records[j]!.push({
         wallMs: r.wallMs,
         cpuS: r.userS + r.sysS,
@@ -306,7 +319,8 @@ function runInterleaved(build: Build, n: number, runs: number, jobs: readonly Jo
     let filesInOutput: number | undefined;
     if (job.outDir && !failed[j]) filesInOutput = countFiles(job.outDir(runs));
     let filesWritten: number | null = null;
-    if (job.scenario.startsWith('baseline')) filesWritten = filesInOutput ?? null;
+    if (job.scenario.startsWith('baseline') || job.scenario === 'floor-write') filesWritten = filesInOutput ?? null;
+    else if (job.scenario === 'floor-tojson') filesWritten = 0;
     else {
       const fw = measured.map((r) => r.filesWritten).filter((x): x is number => x !== null);
       filesWritten = fw.length === measured.length ? spread(fw).median : null;
@@ -316,9 +330,10 @@ function runInterleaved(build: Build, n: number, runs: number, jobs: readonly Jo
       }
     }
     let inProcessMs: Record<string, number> | undefined;
-    if (job.scenario.startsWith('baseline') && measured.length > 0) {
+    const inProcessKeys = job.scenario.startsWith('baseline') ? ['readMs', 'buildMs', 'synthMs'] : job.scenario.startsWith('floor') ? ['ms', 'cpuMs'] : [];
+    if (inProcessKeys.length > 0 && measured.length > 0) {
       const reports = stdouts[j]!.slice(1).map((s) => JSON.parse(s.split('\n')[0]!) as Record<string, number>);
-      inProcessMs = Object.fromEntries(['readMs', 'buildMs', 'synthMs'].map((k) => [k, spread(reports.map((r) => r[k]!)).median]));
+      inProcessMs = Object.fromEntries(inProcessKeys.map((k) => [k, spread(reports.map((r) => r[k]!)).median]));
     }
     const busy = Math.max(before, after, ...measured.map((r) => r.load1)) > BUSY_LOAD;
     return {
@@ -417,7 +432,7 @@ function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet
 
   // Untimed preparation of the baselines: the objects kyma-fleet renders, as JSON Lines.
   const objectsFile = path.join(outRoot, 'objects.jsonl');
-  if (want('baseline') || want('baseline-naive')) {
+  if (want('baseline') || want('baseline-naive') || want('floor-tojson')) {
     console.error(`N=${n}: exporting the rendered objects for the baseline (untimed)...`);
     // Untimed, so it may use most of the memory: at 100,000 runtimes the default V8 heap is too small.
     const heapMB = Math.max(4096, Math.floor((os.totalmem() / 2 ** 20) * 0.75));
@@ -446,7 +461,7 @@ function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet
     settle();
   }
 
-  // cold, baseline, noop and one-changed run in rounds (A B C D, A B C D, ...), so every ratio
+  // cold, baseline, the floors, noop and one-changed run in rounds (A B C D, A B C D, ...), so every ratio
   // between them is paired: round 0 is the warm-up, rounds 1..runs are measured.
   // Caches: kyma-fleet keeps a parse and render cache (KYMA_FLEET_CACHE_DIR, else
   // node_modules/.cache). Each cold run gets a fresh empty cache folder, so it is cold; noop and
@@ -475,16 +490,36 @@ function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet
   if (want('baseline')) {
     round.push({ scenario: 'baseline', args: (i) => [build.plainCdk8s, '--objects', rel(objectsFile), '--out', rel(baseDir(i)), '--mode', 'folder'], outDir: baseDir });
   }
+  // The scenarios that work on an existing dist/ take round 0's cold one, else one made here.
+  if (!distDir && (want('noop') || want('one-changed') || want('committed-dist') || want('floor-write'))) {
+    distDir = path.join(outRoot, 'dist');
+    distCache = path.join(outRoot, 'cache-dist');
+    console.error(`N=${n}: synth into ${rel(distDir)} (setup, untimed)`);
+    measureNode(cli('synth', distDir), { cwd: REPO_ROOT, timeFile: path.join(BENCH_DIR, 'time-v.txt'), probe: build.probe, env: cacheEnv(distCache) });
+    settle();
+  }
+  if (want('floor-write')) {
+    // Packed in the warm-up round, right after round 0's cold synth wrote it and before noop and
+    // one-changed touch it; untimed (the sync before every run flushes what packing dirtied).
+    const pack = path.join(outRoot, 'dist.pack');
+    const from = distDir!;
+    const floorDir = (i: number): string => path.join(outRoot, `floor-${i}`);
+    round.push({
+      scenario: 'floor-write',
+      before: () => {
+        requireDist(from);
+        if (!fs.existsSync(pack)) packTree(from, pack);
+      },
+      args: (i) => [build.floor, '--phase', 'write', '--pack', rel(pack), '--out', rel(floorDir(i)), '--threads', String(FLOOR_THREADS)],
+      outDir: floorDir,
+    });
+  }
+  if (want('floor-tojson')) {
+    round.push({ scenario: 'floor-tojson', args: () => [build.floor, '--phase', 'tojson', '--objects', rel(objectsFile), '--threads', String(FLOOR_THREADS)] });
+  }
   let change: Change | undefined;
   if (want('noop') || want('one-changed') || want('committed-dist')) {
-    if (!distDir) {
-      distDir = path.join(outRoot, 'dist');
-      distCache = path.join(outRoot, 'cache-dist');
-      console.error(`N=${n}: synth into ${rel(distDir)} (setup, untimed)`);
-      measureNode(cli('synth', distDir), { cwd: REPO_ROOT, timeFile: path.join(BENCH_DIR, 'time-v.txt'), probe: build.probe, env: cacheEnv(distCache) });
-      settle();
-    }
-    const dist = distDir;
+    const dist = distDir!;
     const env = cacheEnv(distCache!);
     // What a run really wrote: files of dist/ with a new inode (moved, unchanged files keep theirs).
     let inodes = new Map<string, number>();
@@ -613,6 +648,37 @@ function ratioOf(a: GroupResult, b: GroupResult, key: 'wallMs' | 'cpuS'): { valu
   return { value: a[key].median / b[key].median, how: 'ratio of medians (unpaired)' };
 }
 
+/** A floor run's own report (bench/floor.ts prints it as its first line). */
+function floorReport(run: RunRecord): { ms: number; cpuMs: number; threads: number } {
+  return JSON.parse(run.output) as { ms: number; cpuMs: number; threads: number };
+}
+
+/**
+ * The floors against the baseline: (write + toJson) in wall time, and their CPU divided by the
+ * threads (a bound even for a synth that overlapped the two perfectly), per round when all three
+ * ran in the same rounds. Compared with the cold target: a floor above it means the target cannot
+ * be met with this layout and cdk8s on this machine, whatever else a synth does.
+ */
+export function floorRatios(n: number, fw: GroupResult, ft: GroupResult, base: GroupResult): Ratio[] {
+  const paired = fw.round === base.round && ft.round === base.round && fw.runs.length === base.runs.length && ft.runs.length === base.runs.length;
+  const make = (name: string, of: (w: RunRecord, t: RunRecord) => number): Ratio => {
+    let x: { value: number; min?: number; max?: number; how: string };
+    if (paired) {
+      const sp = spread(base.runs.map((b, i) => of(fw.runs[i]!, ft.runs[i]!) / b.wallMs));
+      x = { value: sp.median, min: sp.min, max: sp.max, how: `paired, n=${base.runs.length}` };
+    } else {
+      const v = spread(fw.runs.map((w, i) => of(w, ft.runs[Math.min(i, ft.runs.length - 1)]!))).median;
+      x = { value: v / base.wallMs.median, how: 'ratio of medians (unpaired)' };
+    }
+    const limit = TARGET.coldOverBaseline;
+    return { name, n: String(n), ...x, target: `cold's ≤ ${limit}`, ok: x.value <= limit, criterion: false };
+  };
+  return [
+    make('floor: write + toJson, in-process wall / baseline', (w, t) => floorReport(w).ms + floorReport(t).ms),
+    make('floor: (cpu of write + toJson) / threads / baseline', (w, t) => (floorReport(w).cpuMs + floorReport(t).cpuMs) / floorReport(w).threads),
+  ];
+}
+
 export function ratios(results: readonly SizeResult[]): Ratio[] {
   const out: Ratio[] = [];
   for (const r of results) {
@@ -640,6 +706,9 @@ export function ratios(results: readonly SizeResult[]): Ratio[] {
       push(`${s} / cold (wall)`, g, cold, 'wallMs', TARGET.incrementalOverCold);
       push(`${s} / cold (cpu)`, g, cold, 'cpuS', undefined);
     }
+    const fw = group(r, 'floor-write');
+    const ft = group(r, 'floor-tojson');
+    if (fw && ft && base) out.push(...floorRatios(r.n, fw, ft, base));
     const committed = group(r, 'committed-dist');
     if (committed && cold) push('committed-dist / cold (wall; no target)', committed, cold, 'wallMs', undefined);
     const product = r.groups.filter((g) => PRODUCT.includes(g.scenario) && g.runs.length > 0);
@@ -758,7 +827,9 @@ function markdown(meta: Meta, results: readonly SizeResult[], rs: readonly Ratio
       );
     }
     for (const g of r.groups) {
-      if (g.inProcessMs) {
+      if (g.inProcessMs && g.scenario.startsWith('floor')) {
+        L.push(`- N=${r.n} ${g.scenario}: in-process ${f(g.inProcessMs.ms! / 1000)} s on ${FLOOR_THREADS} thread(s), cpu ${f(g.inProcessMs.cpuMs! / 1000)} s (medians).`);
+      } else if (g.inProcessMs) {
         L.push(`- N=${r.n} ${g.scenario}: in-process read ${f(g.inProcessMs.readMs! / 1000)} s, build ${f(g.inProcessMs.buildMs! / 1000)} s, app.synth() ${f(g.inProcessMs.synthMs! / 1000)} s (medians).`);
       }
       for (const note of g.notes) L.push(`- N=${r.n} ${g.scenario}: ${note}`);
@@ -770,6 +841,13 @@ function markdown(meta: Meta, results: readonly SizeResult[], rs: readonly Ratio
     '- files written: cold, the CLI summary; noop and one-changed, the files of dist/ with a new inode after the run (the CLI summary also counts ' +
       'unchanged files moved from the old tree: see results.json, runs[].cliFilesWritten); baselines, the files in their output folder.',
   );
+  if (rs.some((x) => x.name.startsWith('floor'))) {
+    L.push(
+      "- floor rows: what writing the same dist/ bytes and cdk8s's chart.toJson() of the same objects cost with nothing else done, against the baseline of " +
+        "the same round. A synth does both and more (reads and validates the fleet, emits YAML, hashes, writes the index), so ✗ there means no " +
+        'implementation of this layout through cdk8s meets the cold target on this machine.',
+    );
+  }
   L.push('- caches: every cold run starts with an empty KYMA_FLEET_CACHE_DIR; noop and one-changed use the cache of the run that wrote their dist/. validate uses a fresh cache per run.');
   if (results.some((r) => r.groups.some((g) => g.busy))) {
     L.push(`- ⚠ = the 1-min load average was above ${BUSY_LOAD} during the group (other processes competing): treat its wall times as noisy; cpu s is steadier.`);
