@@ -196,8 +196,8 @@ function workerMain(): void {
 
 // --- main side ---------------------------------------------------------------------------------
 
-async function runWorkers(jobs: Array<WriteJob | ToJsonJob>, transfer: boolean): Promise<{ ms: number; cpuMs: number; results: Record<string, number>[] }> {
-  const workers = jobs.map((job) => new Worker(__filename, { workerData: job, transferList: transfer ? [] : undefined }));
+async function runWorkers(jobs: Array<WriteJob | ToJsonJob>): Promise<{ ms: number; cpuMs: number; results: Record<string, number>[] }> {
+  const workers = jobs.map((job) => new Worker(__filename, { workerData: job }));
   const once = (w: Worker, key: string): Promise<Record<string, unknown>> =>
     new Promise((resolve, reject) => {
       const onMessage = (m: Record<string, unknown>): void => {
@@ -243,10 +243,11 @@ async function main(): Promise<void> {
     fs.mkdirSync(values.out, { recursive: true });
     const tops = [...new Set(files.filter((f) => f.rel.includes('/')).map((f) => f.rel.split('/')[0]!))];
     for (const t of tops) fs.mkdirSync(path.join(values.out, t));
-    // gitops/ files are spread over the slices as the synth's parts write their runtimes' own ones.
+    // Slices of about equal file counts, a runtime's files in one (the gitops/ files, sorted
+    // first, go with the first slice; a synth's parts write their runtimes' own GitOps files).
     const slices = splitByGroup(files, (f) => runtimeOf(f.rel), threads);
     const made = ['.', ...tops];
-    const r = await runWorkers(slices.map((s) => ({ phase: 'write', out: values.out!, files: s, made })), false);
+    const r = await runWorkers(slices.map((s) => ({ phase: 'write', out: values.out!, files: s, made })));
     process.stdout.write(
       JSON.stringify({ phase: 'write', threads: slices.length, units: sum(r.results, 'files'), dirs: sum(r.results, 'dirs') + tops.length, ms: r.ms, cpuMs: r.cpuMs }) + '\n',
     );
@@ -256,7 +257,7 @@ async function main(): Promise<void> {
     if (!values.objects) throw new Error('usage: floor --phase tojson --objects FILE.jsonl [--threads N]');
     const lines = readChartLines(values.objects).map((l) => JSON.stringify(l));
     const slices = splitEven(lines, threads);
-    const r = await runWorkers(slices.map((s) => ({ phase: 'tojson', lines: s })), false);
+    const r = await runWorkers(slices.map((s) => ({ phase: 'tojson', lines: s })));
     process.stdout.write(JSON.stringify({ phase: 'tojson', threads: slices.length, units: sum(r.results, 'objects'), docs: sum(r.results, 'docs'), ms: r.ms, cpuMs: r.cpuMs }) + '\n');
     return;
   }
