@@ -293,7 +293,7 @@ function runInterleaved(build: Build, n: number, runs: number, jobs: readonly Jo
         console.error(`  N=${n} ${job.scenario} FAILED: ${failed[j]}\n${text.slice(0, 2000)}`);
         return;
       }
-      const isBaseline = job.scenario.startsWith('baseline') || job.scenario.startsWith('floor');
+      const notKymaFleet = job.scenario.startsWith('baseline') || job.scenario.startsWith('floor');
       records[j]!.push({
         wallMs: r.wallMs,
         cpuS: r.userS + r.sysS,
@@ -301,8 +301,8 @@ function runInterleaved(build: Build, n: number, runs: number, jobs: readonly Jo
         userS: r.userS,
         sysS: r.sysS,
         load1: r.load1,
-        filesWritten: isBaseline ? null : job.filesWritten ? job.filesWritten(r, i) : parseFilesWritten(r.stdout),
-        cliFilesWritten: isBaseline ? null : parseFilesWritten(r.stdout),
+        filesWritten: notKymaFleet ? null : job.filesWritten ? job.filesWritten(r, i) : parseFilesWritten(r.stdout),
+        cliFilesWritten: notKymaFleet ? null : parseFilesWritten(r.stdout),
         output: r.stdout.split('\n')[0] ?? '',
       });
       stdouts[j]!.push(r.stdout);

@@ -128,9 +128,25 @@ const runtimeOf = (rel: string): string => {
 interface WriteJob {
   phase: 'write';
   out: string;
-  files: PackedFile[];
+  /** The slice's paths, and its bytes in one buffer (transferred, not copied): file i is ends[i-1]..ends[i]. */
+  rels: string[];
+  ends: number[];
+  bytes: ArrayBuffer;
   /** Folders that already exist (made by the main thread: the out folder and the top level). */
   made: string[];
+}
+
+/** A slice of the pack as a WriteJob that owns a copy of only its own bytes. */
+function writeJob(out: string, files: readonly PackedFile[], made: string[]): WriteJob {
+  const bytes = new Uint8Array(files.reduce((n, f) => n + f.data.length, 0));
+  const ends: number[] = [];
+  let at = 0;
+  for (const f of files) {
+    bytes.set(f.data, at);
+    at += f.data.length;
+    ends.push(at);
+  }
+  return { phase: 'write', out, rels: files.map((f) => f.rel), ends, bytes: bytes.buffer, made };
 }
 
 interface ToJsonJob {
@@ -148,11 +164,12 @@ function writeSlice(job: WriteJob): { files: number; dirs: number } {
     made.add(dir);
     dirs++;
   };
-  for (const f of job.files) {
-    ensure(path.posix.dirname(f.rel));
-    fs.writeFileSync(path.join(job.out, f.rel), f.data);
-  }
-  return { files: job.files.length, dirs };
+  const bytes = new Uint8Array(job.bytes);
+  job.rels.forEach((rel, i) => {
+    ensure(path.posix.dirname(rel));
+    fs.writeFileSync(path.join(job.out, rel), bytes.subarray(i === 0 ? 0 : job.ends[i - 1]!, job.ends[i]!));
+  });
+  return { files: job.rels.length, dirs };
 }
 
 interface ChartLine {
@@ -197,7 +214,7 @@ function workerMain(): void {
 // --- main side ---------------------------------------------------------------------------------
 
 async function runWorkers(jobs: Array<WriteJob | ToJsonJob>): Promise<{ ms: number; cpuMs: number; results: Record<string, number>[] }> {
-  const workers = jobs.map((job) => new Worker(__filename, { workerData: job }));
+  const workers = jobs.map((job) => new Worker(__filename, { workerData: job, transferList: job.phase === 'write' ? [job.bytes] : [] }));
   const once = (w: Worker, key: string): Promise<Record<string, unknown>> =>
     new Promise((resolve, reject) => {
       const onMessage = (m: Record<string, unknown>): void => {
@@ -247,7 +264,7 @@ async function main(): Promise<void> {
     // first, go with the first slice; a synth's parts write their runtimes' own GitOps files).
     const slices = splitByGroup(files, (f) => runtimeOf(f.rel), threads);
     const made = ['.', ...tops];
-    const r = await runWorkers(slices.map((s) => ({ phase: 'write', out: values.out!, files: s, made })));
+    const r = await runWorkers(slices.map((s) => writeJob(values.out!, s, made)));
     process.stdout.write(
       JSON.stringify({ phase: 'write', threads: slices.length, units: sum(r.results, 'files'), dirs: sum(r.results, 'dirs') + tops.length, ms: r.ms, cpuMs: r.cpuMs }) + '\n',
     );
