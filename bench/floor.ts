@@ -7,11 +7,11 @@
 //                   App with a Chart of plain ApiObjects (cheaper than the generated import classes
 //                   kyma-fleet uses) and `chart.toJson()`; no YAML, no files.
 // A cold synth must do both and more (start Node, read and validate 10,000 runtime files, serialise
-// YAML, hash every file, write the index and the run record), so the sum of these two phases is a
-// lower bound of its wall time; (CPU of both) / (threads) is a second bound that holds even if the
-// two were overlapped perfectly. The bench divides both by the plain-cdk8s baseline of the same
-// round: when the bound is above issue 5's 0.25x, no implementation of the required stack and the
-// dist/ layout meets that target on this machine.
+// YAML, hash every file, write the index and the run record). The sum of the two phases' wall
+// times is what they cost one after the other; (CPU of both) / (threads) is a lower bound of a
+// synth's wall time that holds even if it overlapped the two perfectly. The bench divides both by
+// the plain-cdk8s baseline of the same round: when the CPU bound is above issue 5's 0.25x, no
+// implementation of the required stack and the dist/ layout meets that target on this machine.
 //
 // Each phase is timed in-process from the moment every worker has its input parsed and ready to
 // the moment all are done; CPU is process.cpuUsage() (all threads, user + system) over that span.
