@@ -28,7 +28,8 @@
 //                   same layout on as many threads as the synth uses, with nothing else done
 //   floor-tojson    the floor of its cdk8s part: the baseline's objects, one small App and Chart per
 //                   runtime and target, `chart.toJson()` on the same threads, no YAML, no files
-//                   (both timed in-process; the table adds them up as a lower bound of a cold synth)
+//                   (both timed in-process; the table adds up their wall times, and their CPU over
+//                   the threads, a lower bound of a cold synth's wall time)
 // cold, baseline, the floors, noop and one-changed run in rounds (cold, baseline, floors, noop, one-changed; again; ...),
 // so cold / baseline, noop / cold and one-changed / cold are medians of per-round ratios (paired
 // A/B, as perf-baseline.md recommends). noop and one-changed work on the dist/ of round 0's cold
@@ -844,8 +845,8 @@ function markdown(meta: Meta, results: readonly SizeResult[], rs: readonly Ratio
   if (rs.some((x) => x.name.startsWith('floor'))) {
     L.push(
       "- floor rows: what writing the same dist/ bytes and cdk8s's chart.toJson() of the same objects cost with nothing else done, against the baseline of " +
-        "the same round. A synth does both and more (reads and validates the fleet, emits YAML, hashes, writes the index), so ✗ there means no " +
-        'implementation of this layout through cdk8s meets the cold target on this machine.',
+        "the same round. A synth does both and more (reads and validates the fleet, emits YAML, hashes, writes the index), so ✗ on the CPU row " +
+        '(a bound even for perfect overlap) means no implementation of this layout through cdk8s meets the cold target on this machine.',
     );
   }
   L.push('- caches: every cold run starts with an empty KYMA_FLEET_CACHE_DIR; noop and one-changed use the cache of the run that wrote their dist/. validate uses a fresh cache per run.');
