@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { ApiObject, App, Chart } from 'cdk8s';
-import { readChartLines } from './plain-cdk8s';
+import { type ChartLine, readChartLines } from './plain-cdk8s';
 
 /**
  * The pack: every file of a tree as (relative path, bytes), sorted by path, in one file, so the
@@ -109,7 +109,7 @@ export function splitByGroup<T>(units: readonly T[], groupOf: (u: T) => string, 
   return out;
 }
 
-/** Splits units into `parts` contiguous slices of about equal count (each chart line is one runtime). */
+/** Splits units into `parts` contiguous slices of about equal count (a chart line is one runtime). */
 export function splitEven<T>(units: readonly T[], parts: number): T[][] {
   const per = Math.ceil(units.length / parts);
   const out: T[][] = [];
@@ -151,7 +151,7 @@ function writeJob(out: string, files: readonly PackedFile[], made: string[]): Wr
 
 interface ToJsonJob {
   phase: 'tojson';
-  lines: string[];
+  charts: ChartLine[];
 }
 
 function writeSlice(job: WriteJob): { files: number; dirs: number } {
@@ -170,11 +170,6 @@ function writeSlice(job: WriteJob): { files: number; dirs: number } {
     fs.writeFileSync(path.join(job.out, rel), bytes.subarray(i === 0 ? 0 : job.ends[i - 1]!, job.ends[i]!));
   });
   return { files: job.rels.length, dirs };
-}
-
-interface ChartLine {
-  chart: string;
-  objects: Array<{ id: string; object: { apiVersion: string; kind: string } & Record<string, unknown> }>;
 }
 
 /** The objects of one runtime, grouped by target as renderRuntime does: one App and Chart each. */
@@ -202,11 +197,10 @@ function toJsonSlice(charts: readonly ChartLine[]): { objects: number; docs: num
 
 function workerMain(): void {
   const job = workerData as WriteJob | ToJsonJob;
-  // Parse the input before saying ready: only the phase itself is timed.
-  const charts = job.phase === 'tojson' ? job.lines.map((l) => JSON.parse(l) as ChartLine) : [];
+  // The input arrived with workerData (parsed, cloned): only the phase itself is timed.
   parentPort!.postMessage({ ready: true });
   parentPort!.once('message', () => {
-    const result = job.phase === 'write' ? writeSlice(job) : toJsonSlice(charts);
+    const result = job.phase === 'write' ? writeSlice(job) : toJsonSlice(job.charts);
     parentPort!.postMessage({ done: true, result });
   });
 }
@@ -272,9 +266,8 @@ async function main(): Promise<void> {
   }
   if (values.phase === 'tojson') {
     if (!values.objects) throw new Error('usage: floor --phase tojson --objects FILE.jsonl [--threads N]');
-    const lines = readChartLines(values.objects).map((l) => JSON.stringify(l));
-    const slices = splitEven(lines, threads);
-    const r = await runWorkers(slices.map((s) => ({ phase: 'tojson', lines: s })));
+    const slices = splitEven(readChartLines(values.objects), threads);
+    const r = await runWorkers(slices.map((s) => ({ phase: 'tojson', charts: s })));
     process.stdout.write(JSON.stringify({ phase: 'tojson', threads: slices.length, units: sum(r.results, 'objects'), docs: sum(r.results, 'docs'), ms: r.ms, cpuMs: r.cpuMs }) + '\n');
     return;
   }

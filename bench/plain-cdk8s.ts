@@ -20,7 +20,8 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ApiObject, App, Chart, YamlOutputType } from 'cdk8s';
 
-interface ChartLine {
+/** One line of the objects file: a chart of the baseline app (one runtime, or the GitOps wiring). */
+export interface ChartLine {
   chart: string;
   objects: Array<{ id: string; object: { apiVersion: string; kind: string; metadata?: Record<string, unknown> } & Record<string, unknown> }>;
 }
