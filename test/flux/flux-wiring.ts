@@ -1,0 +1,107 @@
+// Reads the Flux wiring that kyma-fleet generated (dist/gitops/flux/: the kustomization.yaml listing one
+// Kustomization file per runtime and target) and the objects of the folders they apply, so that the
+// apply tests follow exactly the generated wiring (names, paths, dependsOn) instead of a copy of it.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+
+export interface FluxKustomization {
+  /** Absolute path of the Kustomization's YAML file. */
+  file: string;
+  name: string;
+  namespace: string;
+  /** kyma-fleet.dev/runtime and kyma-fleet.dev/target labels. */
+  runtime: string;
+  target: string;
+  /** spec.path, relative to the source root (the folder holding dist/). */
+  specPath: string;
+  prune: boolean;
+  dependsOn: string[];
+  healthChecks: Array<{ apiVersion?: string; kind: string; name: string; namespace?: string }>;
+  /** The whole parsed document. */
+  doc: Record<string, any>;
+}
+
+/** Every Kustomization listed in <distDir>/gitops/flux/kustomization.yaml, in the listed order. */
+export function readFluxWiring(distDir: string): FluxKustomization[] {
+  const fluxDir = path.join(distDir, 'gitops', 'flux');
+  const list = parse(fs.readFileSync(path.join(fluxDir, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
+  return list.resources.map((rel) => readKustomizationFile(path.join(fluxDir, rel)));
+}
+
+export function readKustomizationFile(file: string): FluxKustomization {
+  const doc = parse(fs.readFileSync(file, 'utf8')) as Record<string, any>;
+  if (doc.kind !== 'Kustomization' || doc.apiVersion !== 'kustomize.toolkit.fluxcd.io/v1') throw new Error(`${file}: not a Flux Kustomization`);
+  const labels = (doc.metadata.labels ?? {}) as Record<string, string>;
+  return {
+    file,
+    name: doc.metadata.name,
+    namespace: doc.metadata.namespace,
+    runtime: labels['kyma-fleet.dev/runtime'] ?? '',
+    target: labels['kyma-fleet.dev/target'] ?? '',
+    specPath: doc.spec.path,
+    prune: doc.spec.prune === true,
+    dependsOn: ((doc.spec.dependsOn ?? []) as Array<{ name: string; namespace?: string }>).map((d) => `${d.namespace ?? doc.metadata.namespace}/${d.name}`),
+    healthChecks: doc.spec.healthChecks ?? [],
+    doc,
+  };
+}
+
+/** The Kustomizations grouped by runtime label, each group in the listed order. */
+export function byRuntime(all: readonly FluxKustomization[]): Map<string, FluxKustomization[]> {
+  const out = new Map<string, FluxKustomization[]>();
+  for (const k of all) {
+    const group = out.get(k.runtime) ?? [];
+    group.push(k);
+    out.set(k.runtime, group);
+  }
+  return out;
+}
+
+/**
+ * The Kustomizations in an order where every one comes after those it dependsOn (a stable topological
+ * order over the listed order). Throws on a dependency that is not in the list or on a cycle.
+ */
+export function dependsOnOrder(ks: readonly FluxKustomization[]): FluxKustomization[] {
+  const byId = new Map(ks.map((k) => [`${k.namespace}/${k.name}`, k]));
+  const done = new Set<string>();
+  const visiting = new Set<string>();
+  const out: FluxKustomization[] = [];
+  const visit = (k: FluxKustomization): void => {
+    const id = `${k.namespace}/${k.name}`;
+    if (done.has(id)) return;
+    if (visiting.has(id)) throw new Error(`dependsOn cycle through ${id}`);
+    visiting.add(id);
+    for (const dep of k.dependsOn) {
+      const target = byId.get(dep);
+      if (!target) throw new Error(`${id} dependsOn ${dep}, which the wiring does not define`);
+      visit(target);
+    }
+    visiting.delete(id);
+    done.add(id);
+    out.push(k);
+  };
+  for (const k of ks) visit(k);
+  return out;
+}
+
+/** The objects a target folder renders: the documents of the files its kustomization.yaml lists. */
+export function renderedObjects(sourceRoot: string, specPath: string): Array<Record<string, any>> {
+  const dir = path.join(sourceRoot, specPath);
+  const list = parse(fs.readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as { resources?: string[] };
+  const out: Array<Record<string, any>> = [];
+  for (const rel of list.resources ?? []) {
+    for (const d of parseAllDocuments(fs.readFileSync(path.join(dir, rel), 'utf8'))) {
+      const obj = d.toJS() as Record<string, any> | null;
+      if (obj) out.push(obj);
+    }
+  }
+  return out;
+}
+
+/** The inventory id Flux gives an object: `<namespace>_<name>_<group>_<kind>`. */
+export function inventoryId(obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): string {
+  const group = obj.apiVersion.includes('/') ? obj.apiVersion.split('/')[0] : '';
+  return `${obj.metadata.namespace ?? ''}_${obj.metadata.name}_${group}_${obj.kind}`;
+}
