@@ -8,7 +8,9 @@ export default defineConfig({
     // disk that takes longer than vitest's default 10 s.
     hookTimeout: 180_000,
     pool: 'forks',
-    // A cache home of its own for the run (test/helpers/global-setup.ts).
-    globalSetup: ['test/helpers/global-setup.ts'],
+    // The test cluster's binaries, built or reused once per run (test/cluster/global-setup.ts: a cold
+    // build takes minutes; global setups have no timeout); then a cache home of its own for the run
+    // (test/helpers/global-setup.ts).
+    globalSetup: ['test/cluster/global-setup.ts', 'test/helpers/global-setup.ts'],
   },
 });

@@ -4,11 +4,12 @@
 
 import * as path from 'node:path';
 import { ensureGoTool, findGo, type GoToolSpec } from './go-tool-cache';
+import { CLUSTER_GO_DIR } from './paths';
 
 export const KUBERNETES_VERSION = 'v1.34.4';
 export const ETCD_VERSION = 'v3.6.16';
 
-const GO_DIR = path.join(__dirname, 'go');
+const GO_DIR = CLUSTER_GO_DIR;
 
 /** Version stamps the Kubernetes release build sets (kubectl version and /version show them). */
 const K8S_VERSION_PKG = 'k8s.io/component-base/version';
