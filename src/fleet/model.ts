@@ -104,6 +104,8 @@ export interface FleetOptions {
   readonly gitops: GitopsOptions;
   /** Largest share of previously rendered runtimes one synth may remove. @default 0.1 */
   readonly maxRemovalShare: number;
+  /** Host patterns of runtime API servers the status reporter may contact (src/status/skr-servers.ts); undefined: none. */
+  readonly skrApiServers?: readonly string[];
   /** Fleet.spec as written, for extensions that read their own fleet-wide options. */
   readonly spec: Readonly<Record<string, unknown>>;
 }

@@ -192,6 +192,14 @@ export function fleetSchema(extensions: readonly ExtensionPlugin<any>[] = EXTENS
     additionalProperties: false,
     properties: {
       kcpNamespace: { type: 'string', maxLength: 63, description: 'Namespace of Kyma and Runtime CRs in the Kyma Control Plane. @default kcp-system' },
+      skrApiServers: {
+        type: 'array',
+        maxItems: 100,
+        uniqueItems: true,
+        items: { type: 'string', minLength: 1, maxLength: 260 },
+        description:
+          'API servers of the runtimes that `kyma-fleet status` may contact with a `kubeconfig-<runtimeID>` Secret read from the KCP, as host patterns: `api.example.com` (that host), `*.kyma.ondemand.com` (any host below that domain), port 443 unless `:PORT` or `:*` (any port) follows (e.g. `*.example.com:6443`, `127.0.0.1:*`, `[::1]:*`). A Secret whose server no pattern allows is refused for its runtime (Unknown, RefusedCredentials) and nothing is sent there; without this option no runtime cluster is read.',
+      },
       kim: {
         type: 'object',
         additionalProperties: false,

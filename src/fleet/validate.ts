@@ -7,6 +7,7 @@ import type { ExtensionPlugin, RuleReporter } from '../extensions/types';
 import { appendAll, cmp, type Diagnostic, type DocPath, formatField, quote } from '../lib/diagnostics';
 import { isDNS1123Label } from '../lib/k8s-names';
 import { gitopsOptionProblems, resolveGitopsOptions } from '../render/gitops';
+import { parseSkrServerPattern } from '../status/skr-servers';
 import { type LabelSelector, labelKeyProblem, labelValueProblem, selectorProblems } from '../lib/labels';
 import type { LoadedDocument, LoadedFleet } from './load';
 import { type FleetModel, type FleetOptions, type GroupDeclaration, identityOf, type Layer, type Policy, type Pos, type RuntimeDeclaration, type RuntimeIdentity } from './model';
@@ -338,7 +339,12 @@ function readFleetOptions(spec: Rec, extensions: readonly ExtensionPlugin<any>[]
   const gitops = resolveGitopsOptions(spec.gitops, kcpNamespace);
   const guard = (spec.removalGuard as Rec | undefined) ?? {};
   const maxRemovalShare = typeof guard.maxShare === 'number' ? guard.maxShare : 0.1;
-  return { kcpNamespace, kimRegistryCacheSync: kim.registryCacheSync === true, extensionModules, policies, gitops, maxRemovalShare, spec };
+  const skrApiServers = Array.isArray(spec.skrApiServers) ? (spec.skrApiServers as unknown[]).filter((p): p is string => typeof p === 'string') : undefined;
+  skrApiServers?.forEach((p, index) => {
+    const parsed = parseSkrServerPattern(p);
+    if (typeof parsed === 'string') reporter.report(['skrApiServers', index], 'E_SKR_API_SERVER', `${parsed} (got ${quote(p)})`);
+  });
+  return { kcpNamespace, kimRegistryCacheSync: kim.registryCacheSync === true, extensionModules, policies, gitops, maxRemovalShare, skrApiServers, spec };
 }
 
 function readGroup(doc: LoadedDocument, data: Rec, sink: Diagnostic[]): GroupDeclaration | undefined {

@@ -12,6 +12,7 @@ import type * as K8s from '@kubernetes/client-node';
 import { parseFleetYaml } from '../fleet/parse-yaml';
 import type { ClusterRole, FailureReason, GlobalFailure, KubeObject } from './observed';
 import { sanitizeMessage } from './sanitize';
+import { checkSkrServer, type SkrServerPattern } from './skr-servers';
 
 export type K8sModule = typeof K8s;
 
@@ -108,11 +109,13 @@ const REFUSED_USER_KEYS = ['token-file', 'client-certificate', 'client-key'];
 /**
  * Builds a KubeConfig from the kubeconfig stored in a runtime's KCP secret. The text comes from a
  * cluster, so it is untrusted: it is parsed with the hardened YAML gate, only the current context
- * is kept, local file references and proxies are refused always, exec and auth-provider users
- * unless `allowExec`. Throws KubeconfigProblem ('Invalid' → InvalidData, 'Refused' →
- * RefusedCredentials); messages never quote the kubeconfig's values.
+ * is kept, local file references, proxies and exec or auth-provider users are refused always
+ * (--allow-exec is for the operator's own kubeconfig only), and the server must be one that
+ * `allowedServers` (the fleet's skrApiServers, ./skr-servers.ts) allows; undefined allows none.
+ * Throws KubeconfigProblem ('Invalid' → InvalidData, 'Refused' → RefusedCredentials); messages
+ * never quote the kubeconfig's values, only the host a refused server URL points at.
  */
-export function kubeConfigFromSecret(k8s: K8sModule, bytes: Uint8Array, where: string, allowExec: boolean): K8s.KubeConfig {
+export function kubeConfigFromSecret(k8s: K8sModule, bytes: Uint8Array, where: string, allowedServers: readonly SkrServerPattern[] | undefined): K8s.KubeConfig {
   const parsed = parseFleetYaml(bytes, where);
   const first = parsed.diagnostics[0];
   if (first || !isRecord(parsed.data)) {
@@ -140,17 +143,29 @@ export function kubeConfigFromSecret(k8s: K8sModule, bytes: Uint8Array, where: s
     throw new KubeconfigProblem('Refused', `the kubeconfig in ${where} uses ${refusedFile.join(', ')} (local files or a proxy); refused for kubeconfigs read from a cluster`);
   }
   const runsCode = codeRunningCredential({ exec: user['exec'], authProvider: user['auth-provider'] });
-  if (runsCode && !allowExec) {
-    throw new KubeconfigProblem('Refused', `the kubeconfig in ${where} authenticates with ${runsCode}; refused without --allow-exec`);
+  if (runsCode) {
+    throw new KubeconfigProblem(
+      'Refused',
+      `the kubeconfig in ${where} authenticates with ${runsCode}; refused for kubeconfigs read from a cluster (--allow-exec applies to your own kubeconfig only)`,
+    );
+  }
+  if (!allowedServers || allowedServers.length === 0) {
+    throw new KubeconfigProblem(
+      'Refused',
+      `the kubeconfig in ${where} points at ${serverHost(server)}; fleet.yaml declares no skrApiServers, so no runtime API server is trusted: add the landscape's API server domain, e.g. skrApiServers: ["*.kyma.ondemand.com"] (nothing was sent there)`,
+    );
+  }
+  const check = checkSkrServer(server, allowedServers);
+  if (!check.ok) {
+    throw new KubeconfigProblem(
+      'Refused',
+      `the kubeconfig in ${where} points at ${sanitizeMessage(check.host, 120)}, which skrApiServers in fleet.yaml does not allow (${check.why}; allowed: ${allowedServers.map((p) => p.text).join(', ')}); nothing was sent there`,
+    );
   }
 
   const pick = (src: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> =>
     Object.fromEntries(keys.filter((k) => src[k] !== undefined && src[k] !== null).map((k) => [k, src[k]]));
   const safeUser = pick(user, USER_KEYS_FROM_SECRET);
-  if (runsCode) {
-    if (user['exec'] !== undefined) safeUser['exec'] = user['exec'];
-    if (user['auth-provider'] !== undefined) safeUser['auth-provider'] = user['auth-provider'];
-  }
   const safe = {
     apiVersion: 'v1',
     kind: 'Config',
@@ -166,6 +181,15 @@ export function kubeConfigFromSecret(k8s: K8sModule, bytes: Uint8Array, where: s
     throw new KubeconfigProblem('Invalid', `the kubeconfig in ${where} is not a valid kubeconfig`);
   }
   return kc;
+}
+
+/** The host (and port) a server URL points at, for messages; never more of the URL. */
+function serverHost(server: string): string {
+  try {
+    return sanitizeMessage(new URL(server).host || '(no host)', 120);
+  } catch {
+    return '(an unparsable URL)';
+  }
 }
 
 function namedEntries(list: unknown, key: string): Map<string, Record<string, unknown>> {
@@ -248,7 +272,7 @@ export class ReadError extends Error {
 
 /** What a read is about, for messages: `get kymas kyma-system/default`. */
 export interface ReadTarget {
-  readonly verb: 'get' | 'list';
+  readonly verb: 'get' | 'list' | 'patch';
   readonly resource: string;
   readonly namespace?: string;
   readonly name?: string;
@@ -326,6 +350,18 @@ export class KubeReader {
       if (typeof next !== 'string' || next === '') return;
       cont = next;
     }
+  }
+
+  /**
+   * PATCHes one namespaced custom object with a JSON Patch (RFC 6902). Writers pass the
+   * resourceVersion they read as the first op, so a stale write fails with a 409 (ReadError with
+   * httpStatus 409) instead of overwriting another writer's change. NOT_FOUND on 404.
+   */
+  patchObject(gvr: Gvr, namespace: string, name: string, ops: readonly Record<string, unknown>[]): Promise<unknown> {
+    const target: ReadTarget = { verb: 'patch', resource: resourceName(gvr), namespace, name };
+    return this.call(target, (opts) =>
+      this.custom.patchNamespacedCustomObject({ group: gvr.group, version: gvr.version, namespace, plural: gvr.plural, name, body: ops }, opts),
+    );
   }
 
   /** GET a Secret; NOT_FOUND on 404. */

@@ -4,7 +4,8 @@
 //   KCP     Runtime <lowercase runtimeID> and Kyma <lowercase runtimeID> in ref.kcpNamespace, and the
 //           Secret kubeconfig-<runtimeID> (key `config`) that reaches the runtime (KLM/KIM convention)
 //   Garden  Shoot <shootName> in <shootNamespace>
-//   SKR     Kyma kyma-system/default and every RegistryCacheConfig, with the secret's kubeconfig
+//   SKR     Kyma kyma-system/default and every RegistryCacheConfig, with the secret's kubeconfig,
+//           only when its server is one the fleet's skrApiServers allow (./skr-servers.ts)
 //
 // Work is bounded: namespaces with many wanted objects are read with one paged LIST per kind
 // (phase 1), the rest with GETs; runtimes are then observed by a pool of `concurrency` workers,
@@ -42,6 +43,7 @@ import type {
   RuntimeRef,
 } from './observed';
 import { sanitizeMessage } from './sanitize';
+import { parseSkrServerPatterns, type SkrServerPattern } from './skr-servers';
 
 export interface LiveOptions {
   /** Path of a kubeconfig file with the KCP and Garden contexts (trusted: read from CI secrets). */
@@ -49,11 +51,17 @@ export interface LiveOptions {
   kcpContext: string;
   gardenContext: string;
   /**
-   * Allow users with `exec` or `auth-provider` (they run local commands), in the operator's
-   * kubeconfig and in the runtimes' kubeconfig secrets alike. Refused otherwise (H62).
+   * Allow users with `exec` or `auth-provider` (they run local commands) in the operator's
+   * kubeconfig. Refused otherwise (H62). Never allowed in the runtimes' kubeconfig secrets.
    * @default false
    */
   allowExec?: boolean;
+  /**
+   * Host patterns of the runtime API servers that kubeconfig secrets may point at (the fleet's
+   * skrApiServers, ./skr-servers.ts). A secret whose server no pattern allows is refused for its
+   * runtime (RefusedCredentials) and nothing is sent there; undefined or empty allows none.
+   */
+  skrApiServers?: readonly string[];
   /** Runtimes observed in parallel. @default 8 */
   concurrency?: number;
   /** Per request attempt: connect, headers and body. @default 10000 */
@@ -152,6 +160,7 @@ export async function observeLive(refs: readonly RuntimeRef[], options: LiveOpti
 
 interface Settings {
   readonly allowExec: boolean;
+  readonly skrApiServers: readonly SkrServerPattern[];
   readonly concurrency: number;
   readonly listThreshold: number;
   readonly policy: RequestPolicy;
@@ -165,6 +174,7 @@ function normalise(o: LiveOptions): Settings {
   };
   return {
     allowExec: o.allowExec === true,
+    skrApiServers: parseSkrServerPatterns(o.skrApiServers ?? []),
     concurrency: int('concurrency', o.concurrency, DEFAULT_CONCURRENCY, 1, 256),
     listThreshold: int('listThreshold', o.listThreshold, DEFAULT_LIST_THRESHOLD, 0, Number.MAX_SAFE_INTEGER),
     policy: {
@@ -322,7 +332,7 @@ class LiveRun {
 
     let reader: KubeReader;
     try {
-      const kc = kubeConfigFromSecret(this.k8s, Buffer.from(data, 'base64'), `${secretLabel} (key ${KUBECONFIG_KEY})`, this.settings.allowExec);
+      const kc = kubeConfigFromSecret(this.k8s, Buffer.from(data, 'base64'), `${secretLabel} (key ${KUBECONFIG_KEY})`, this.settings.skrApiServers);
       reader = new KubeReader(this.k8s, kc, 'skr', this.settings.policy, this.run);
     } catch (err) {
       if (!(err instanceof KubeconfigProblem)) throw err;

@@ -1,8 +1,14 @@
 // A fake Kubernetes API server for the live status source (hostile-inputs §3 item 10): plain HTTP
 // on 127.0.0.1 and a random port, bearer-token auth, GET by name and paged LISTs of stored objects,
 // and Status objects for errors, like kube-apiserver. Scripts override single answers: 401, 403,
-// 429 with Retry-After, 5xx, slow or truncated bodies. Every request is recorded, and a shared
+// 429 with Retry-After, 5xx, slow or truncated bodies; hold() keeps every answer back until release(). Every request is recorded, and a shared
 // meter counts requests in flight across servers.
+//
+// The status reporter is also tested against a real kube-apiserver (test/status/live-cluster.test.ts,
+// on the test cluster of test/cluster/): reading, RBAC (403), bad tokens (401) and the CRD's own
+// validation. This fake stays for what a real server cannot be made to do on demand: time out,
+// send a truncated or non-JSON body, answer 429 with Retry-After or 500/503, change page sizes,
+// hold answers (to keep a run in flight), and count requests in flight (docs/testing.md).
 
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -73,6 +79,8 @@ export class FakeKubeApi {
   private readonly store = new Map<string, Map<string, Record<string, unknown>>>();
   private readonly scripts: { match: (r: SeenRequest) => boolean; script: Script; n: number }[] = [];
   private readonly pending = new Set<NodeJS.Timeout>();
+  private holding = false;
+  private readonly held: Array<() => void> = [];
 
   private constructor(
     private readonly server: http.Server,
@@ -115,8 +123,21 @@ export class FakeKubeApi {
     return this.requests.filter((r) => r.path.includes(part));
   }
 
+  /** From now on every answer waits until release() (keeps a client's run in flight). */
+  hold(): this {
+    this.holding = true;
+    return this;
+  }
+
+  /** Sends the answers held since hold(), and answers normally from now on. */
+  release(): void {
+    this.holding = false;
+    for (const send of this.held.splice(0)) send();
+  }
+
   async close(): Promise<void> {
     for (const t of this.pending) clearTimeout(t);
+    this.held.length = 0;
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -160,7 +181,8 @@ export class FakeKubeApi {
         send();
       }, delay);
       this.pending.add(t);
-    } else send();
+    } else if (this.holding) this.held.push(send);
+    else send();
   }
 
   /** The normal answer of a Kubernetes API server for a GET. */

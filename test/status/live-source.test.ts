@@ -1,8 +1,9 @@
 // The live status source against fake Kubernetes API servers (./fake-kube-api.ts): one for the
 // KCP, one for the Garden and one per runtime cluster, driven through the real
 // @kubernetes/client-node. Covers the failure mapping (404, 401, 403, 429, 5xx, timeouts,
-// unreachable servers, broken JSON), kubeconfig refusal (exec, auth-provider, local files), the
-// concurrency bound and the sanitising of hostile server text (H62-H65, H68).
+// unreachable servers, broken JSON), kubeconfig refusal (exec, auth-provider, local files, and
+// secrets whose server the fleet's skrApiServers do not allow), the concurrency bound and the
+// sanitising of hostile server text (H62-H65, H68).
 
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -61,6 +62,8 @@ interface FleetSpec {
   readonly kcpUser?: Record<string, unknown>;
   /** The user entry of runtime i's SKR kubeconfig secret. */
   readonly skrUser?: (i: number, token: string) => Record<string, unknown>;
+  /** The server URL in runtime i's SKR kubeconfig secret (default: its fake server's URL). */
+  readonly skrServer?: (i: number, url: string) => string;
   readonly ids?: (i: number) => string;
 }
 
@@ -81,7 +84,8 @@ async function startFleet(spec: FleetSpec = {}): Promise<Fleet> {
     kcp.add('runtimes', runtimeCR(ref));
     kcp.add('kymas', kcpKyma(ref));
     const user = spec.skrUser ? spec.skrUser(i, skrToken) : { token: skrToken };
-    kcp.add('secrets', kubeconfigSecret(ref, kubeconfigText([{ name: 'skr', server: skr.url, user }])));
+    const server = spec.skrServer ? spec.skrServer(i, skr.url) : skr.url;
+    kcp.add('secrets', kubeconfigSecret(ref, kubeconfigText([{ name: 'skr', server, user }])));
     garden.add('shoots', shoot(ref));
     skr.add('kymas', skrKyma(i));
     skr.add('registrycacheconfigs', rcc('team-b', 'docker-io', i), rcc('team-a', 'quay-io', i), rcc('team-a', 'ghcr-io', i));
@@ -105,7 +109,8 @@ async function startFleet(spec: FleetSpec = {}): Promise<Fleet> {
     runtimes,
     refs: runtimes.map((r) => r.ref),
     kubeconfig,
-    options: (extra = {}) => ({ kubeconfig, kcpContext: 'kcp', gardenContext: 'garden', backoffMs: 10, ...extra }),
+    // The fake runtime servers listen on 127.0.0.1 and random ports.
+    options: (extra = {}) => ({ kubeconfig, kcpContext: 'kcp', gardenContext: 'garden', backoffMs: 10, skrApiServers: ['127.0.0.1:*'], ...extra }),
     all: () => [kcp, garden, ...runtimes.map((r) => r.skr)].flatMap((s) => s.requests),
   };
 }
@@ -563,55 +568,103 @@ describe('observeLive: credentials that run code (H62)', () => {
     expect(unreadable.global?.message).toMatch(/^cannot read kubeconfig .*absent\.yaml: ENOENT/);
   });
 
-  it('refuses exec inside a runtime\'s kubeconfig secret for that runtime only; local files always', async () => {
-    // GIVEN rt-1's secret uses an exec plugin, rt-2's a token-file (which would send a local file)
+  it('refuses exec and auth-provider inside a runtime\'s kubeconfig secret, with or without --allow-exec; local files always', async () => {
+    // GIVEN rt-1's secret uses an exec plugin (which would leave a marker file), rt-2's a
+    // token-file (which would send a local file), rt-3's an auth-provider, rt-4's a plain token
+    const marker = path.join(os.tmpdir(), `kyma-fleet-exec-ran-${process.pid}`);
+    cleanups.push(() => fs.rmSync(marker, { force: true }));
+    const markingExec = { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: process.execPath, args: ['-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`] } };
     const secretFile = path.join(os.tmpdir(), 'not-for-the-skr');
     const fleet = await startFleet({
-      count: 3,
-      skrUser: (i, token) => (i === 1 ? execUser(token) : i === 2 ? { 'token-file': secretFile } : { token }),
+      count: 4,
+      skrUser: (i, token) =>
+        i === 1 ? markingExec : i === 2 ? { 'token-file': secretFile } : i === 3 ? { 'auth-provider': { name: 'oidc', config: { 'idp-issuer-url': 'https://issuer' } } } : { token },
     });
-    const [r1, r2] = fleet.runtimes as [Runtime, Runtime];
+    const [r1, r2, r3] = fleet.runtimes as [Runtime, Runtime, Runtime];
+    const secret = (r: Runtime) => `secret ${KCP_NS}/kubeconfig-${r.ref.runtimeID} (key config)`;
 
-    // WHEN observed without and with --allow-exec
+    // WHEN observed without and with --allow-exec (which is for the operator's own kubeconfig)
     const refused = await observeLive(fleet.refs, fleet.options());
     const allowed = await observeLive(fleet.refs, fleet.options({ allowExec: true }));
 
-    // THEN without it, rt-1's SKR is RefusedCredentials and was never contacted
-    expect(only(refused, 'rt-1').failures).toEqual([
-      {
-        cluster: 'skr',
-        reason: 'RefusedCredentials',
-        message: `the kubeconfig in secret ${KCP_NS}/kubeconfig-${r1.ref.runtimeID} (key config) authenticates with an exec credential plugin (runs a local command); refused without --allow-exec`,
-      },
-    ]);
-    expect([...only(refused, 'rt-3').read]).toEqual(['kcp', 'garden', 'skr']);
-    // AND with it, the plugin ran and its token reached rt-1's SKR
-    expect([...only(allowed, 'rt-1').read]).toEqual(['kcp', 'garden', 'skr']);
-    expect(r1.skr.requests.length).toBeGreaterThan(0);
-    expect(r1.skr.requests.every((r) => r.authorization === `Bearer ${r1.skrToken}`)).toBe(true);
-    // AND a token-file is refused either way, and rt-2's SKR never saw a request
+    // THEN either way rt-1 and rt-3 are RefusedCredentials, rt-2 too (local file), rt-4 was read
     for (const obs of [refused, allowed]) {
+      expect(only(obs, 'rt-1').failures).toEqual([
+        {
+          cluster: 'skr',
+          reason: 'RefusedCredentials',
+          message: `the kubeconfig in ${secret(r1)} authenticates with an exec credential plugin (runs a local command); refused for kubeconfigs read from a cluster (--allow-exec applies to your own kubeconfig only)`,
+        },
+      ]);
       expect(only(obs, 'rt-2').failures).toEqual([
         {
           cluster: 'skr',
           reason: 'RefusedCredentials',
-          message: `the kubeconfig in secret ${KCP_NS}/kubeconfig-${r2.ref.runtimeID} (key config) uses token-file (local files or a proxy); refused for kubeconfigs read from a cluster`,
+          message: `the kubeconfig in ${secret(r2)} uses token-file (local files or a proxy); refused for kubeconfigs read from a cluster`,
         },
       ]);
+      expect(only(obs, 'rt-3').failures).toEqual([
+        {
+          cluster: 'skr',
+          reason: 'RefusedCredentials',
+          message: `the kubeconfig in ${secret(r3)} authenticates with an auth-provider (oidc) (may run a local command or contact an identity provider); refused for kubeconfigs read from a cluster (--allow-exec applies to your own kubeconfig only)`,
+        },
+      ]);
+      expect([...only(obs, 'rt-4').read]).toEqual(['kcp', 'garden', 'skr']);
     }
-    expect(r2.skr.requests).toEqual([]);
+    // AND the plugin never ran and the refused runtimes' servers never saw a request
+    expect(fs.existsSync(marker)).toBe(false);
+    for (const r of [r1, r2, r3]) expect(r.skr.requests).toEqual([]);
   });
 
-  it('an exec plugin that hangs is bounded by the request timeout', async () => {
-    const hang = { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: process.execPath, args: ['-e', 'setTimeout(() => {}, 6000)'] } };
-    const fleet = await startFleet({ count: 1, skrUser: () => hang });
+  it('a secret whose server skrApiServers does not allow is refused for that runtime, and nothing is sent there', async () => {
+    // GIVEN rt-1's secret names its (reachable) server as localhost, rt-2's as 127.0.0.1
+    const fleet = await startFleet({ count: 2, skrServer: (i, url) => (i === 1 ? url.replace('127.0.0.1', 'localhost') : url) });
+    const [r1, r2] = fleet.runtimes as [Runtime, Runtime];
+    const port = new URL(r1.skr.url).port;
+
+    // WHEN observed with the fleet's patterns
+    const obs = await observeLive(fleet.refs, fleet.options({ skrApiServers: ['*.kyma.ondemand.com', '127.0.0.1:*'] }));
+
+    // THEN rt-1 is RefusedCredentials naming the secret and the refused host; its server saw nothing
+    expect(only(obs, 'rt-1').failures).toEqual([
+      {
+        cluster: 'skr',
+        reason: 'RefusedCredentials',
+        message: `the kubeconfig in secret ${KCP_NS}/kubeconfig-${r1.ref.runtimeID} (key config) points at localhost:${port}, which skrApiServers in fleet.yaml does not allow (no pattern of skrApiServers allows it; allowed: *.kyma.ondemand.com, 127.0.0.1:*); nothing was sent there`,
+      },
+    ]);
+    expect([...only(obs, 'rt-1').read]).toEqual(['kcp', 'garden']);
+    expect(r1.skr.requests).toEqual([]);
+    // AND rt-2 was read
+    expect([...only(obs, 'rt-2').read]).toEqual(['kcp', 'garden', 'skr']);
+    expect(r2.skr.requests.length).toBeGreaterThan(0);
+  });
+
+  it('without skrApiServers no runtime cluster is contacted, and the message says what to declare', async () => {
+    const fleet = await startFleet({ count: 2 });
+    const obs = await observeLive(fleet.refs, fleet.options({ skrApiServers: undefined }));
+    for (const r of fleet.runtimes) {
+      expect(only(obs, r.ref.name).failures).toEqual([
+        {
+          cluster: 'skr',
+          reason: 'RefusedCredentials',
+          message: `the kubeconfig in secret ${KCP_NS}/kubeconfig-${r.ref.runtimeID} (key config) points at ${new URL(r.skr.url).host}; fleet.yaml declares no skrApiServers, so no runtime API server is trusted: add the landscape's API server domain, e.g. skrApiServers: ["*.kyma.ondemand.com"] (nothing was sent there)`,
+        },
+      ]);
+      expect(r.skr.requests).toEqual([]);
+    }
+  });
+
+  it('an exec plugin of the operator\'s kubeconfig that hangs is bounded by the request timeout', async () => {
+    const hang = { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: process.execPath, args: ['-e', 'setTimeout(() => {}, 4000)'] } };
+    const fleet = await startFleet({ count: 1, kcpUser: hang });
     const started = performance.now();
     const obs = await observeLive(fleet.refs, fleet.options({ allowExec: true, timeoutMs: 1_500 }));
     expect(performance.now() - started).toBeLessThan(5_000);
-    expect(only(obs, 'rt-1').failures).toEqual([
-      { cluster: 'skr', reason: 'Timeout', message: expect.stringMatching(/: no complete answer within 1500 ms$/) },
-    ]);
-    expect(fleet.runtimes[0]!.skr.requests).toEqual([]);
+    expect(obs.global).toBeUndefined();
+    expect(only(obs, 'rt-1').failures).toContainEqual({ cluster: 'kcp', reason: 'Timeout', message: expect.stringMatching(/: no complete answer within 1500 ms$/) });
+    expect(fleet.kcp.requests).toEqual([]);
   });
 
   it('with --allow-exec the KCP exec plugin runs and its token is used', async () => {

@@ -1,19 +1,23 @@
 // `kyma-fleet status`: reads what the clusters report (a folder of kubectl dumps, or live clusters)
 // and writes fleet/status/<name>.yaml per runtime plus fleet/status/SUMMARY.md (and status.html
 // with --html). Exit 0 when a report was written (Unknown runtimes included), 1 for an invalid
-// fleet, 2 for usage mistakes, 4 when the status folder cannot be written, 5 for a global failure
-// of the source (bad credentials for KCP or Garden, an unreadable dump folder); with exit 1, 2 and
-// 5 nothing is written.
+// fleet, 2 for usage mistakes, 4 when the status folder cannot be written or another status run
+// holds its lock (<folder>.lock, ../../status/status-lock.ts), 5 for a global failure of the source
+// (bad credentials for KCP or Garden, an unreadable dump folder); with exit 1, 2, 5 and a held
+// lock nothing is written.
 
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { checkFleet } from '../../fleet/check';
+import type { FleetModel } from '../../fleet/model';
+import type { ResolvedRuntime } from '../../fleet/resolve';
 import { ExitCode } from '../../lib/diagnostics';
 import { observeDumps } from '../../status/dump-source';
 import type { Observation, RuntimeRef } from '../../status/observed';
 import { buildStatusReport, runtimeRefs } from '../../status/report';
 import { sanitizeMessage } from '../../status/sanitize';
 import { STATUS_STATES, type StatusState } from '../../status/states';
+import { lockStatusDir } from '../../status/status-lock';
 import { readPreviousStatus, writeStatusFiles } from '../../status/write-status';
 import { evaluationTime, fleetOption, outputOption, UsageError } from '../options';
 import { plural, printDiagnostics, type Streams } from '../report';
@@ -42,6 +46,8 @@ interface LiveOptions {
   readonly allowExec: boolean;
   readonly concurrency: number;
   readonly timeoutMs: number;
+  /** The fleet's skrApiServers: where runtime kubeconfig secrets may point. */
+  readonly skrApiServers?: readonly string[];
 }
 type ObserveLive = (refs: RuntimeRef[], options: LiveOptions) => Promise<Observation>;
 
@@ -81,71 +87,101 @@ export function statusCommand(streams: Streams, setExit: (code: number) => void)
         return setExit(ExitCode.InvalidInput);
       }
       const refs = runtimeRefs(checked.model, checked.runtimes);
-
-      let observation: Observation;
-      if (live) {
-        const observeLive = loadLiveSource();
-        observation = await observeLive(refs, live);
-      } else {
-        observation = observeDumps(path.resolve(streams.cwd, flags.from!), refs, { display: flags.from! });
-      }
-      for (const w of observation.warnings) {
-        streams.err(`${w.pointer === '' ? w.where : `${w.where}#${w.pointer}`}: warning: ${sanitizeMessage(w.message)}\n`);
-      }
-      if (observation.global) {
-        streams.err(`status: error: ${observation.global.reason}: ${sanitizeMessage(observation.global.message)} (nothing written)\n`);
-        return setExit(ExitCode.StatusGlobalFailure);
-      }
+      const observeLive = live ? loadLiveSource() : undefined;
 
       const writeDir = path.resolve(streams.cwd, flags.write ?? path.join(flags.fleet, 'status'));
       const rel = toSlash(path.relative(streams.cwd, writeDir));
       const display = `${rel.startsWith('..') || path.isAbsolute(rel) ? toSlash(writeDir) : rel || '.'}/`;
-      const previous = readPreviousStatus(writeDir, refs.map((r) => r.name));
-      for (const p of previous.problems) streams.err(`${display}${p.file}: warning: ${p.message}\n`);
-      const report = buildStatusReport({ model: checked.model, runtimes: checked.runtimes, observation, previous: previous.texts, now, html: flags.html === true });
-      for (const w of report.warnings) streams.err(`${display}${w.file}: warning: ${w.message}\n`);
-      const result = writeStatusFiles(writeDir, report.files, display);
-      if (!result.ok) {
-        streams.err(`${display}: error: ${result.problem.message} [${result.problem.code}]\n`);
+      // Held from before the first read until the last write (./status-lock.ts): a second run on
+      // the same folder fails here, before it contacts any cluster.
+      const lock = lockStatusDir(writeDir, display);
+      if (!lock.ok) {
+        streams.err(`${display}: error: ${lock.problem.message} [${lock.problem.code}]\n`);
         return setExit(ExitCode.IoOrLock);
       }
-
-      const counts = Object.fromEntries(STATUS_STATES.map((s) => [s, 0])) as Record<StatusState, number>;
-      for (const r of report.records) counts[r.state]++;
-      if (flags.output === 'json') {
-        streams.out(
-          JSON.stringify(
-            {
-              ok: true,
-              statusDir: display,
-              written: result.written,
-              removed: result.removed,
-              runtimes: report.records.length,
-              counts,
-              status: report.records,
-              warnings: observation.warnings,
-            },
-            null,
-            2,
-          ) + '\n',
-        );
-      } else {
-        for (const r of report.records) {
-          for (const [ext, e] of Object.entries(r.extensions)) {
-            if (e.state === 'Ready' || e.state === 'Disabled') continue;
-            const stale = e.stale && e.lastKnown ? `; stale, last known ${e.lastKnown.state} since ${e.lastKnown.lastTransitionTime}` : '';
-            streams.out(`${r.name}: ${ext}: ${e.state} (${e.reason}${stale}): ${e.message}\n`);
-          }
-        }
-        const states = STATUS_STATES.filter((s) => counts[s] > 0).map((s) => `${counts[s]} ${s}`).join(', ');
-        const files =
-          result.written.length + result.removed.length === 0
-            ? 'up to date, nothing written'
-            : `${plural(result.written.length, 'file')} written${result.removed.length ? `, ${plural(result.removed.length, 'file')} removed` : ''}`;
-        streams.out(`${display}: ${plural(report.records.length, 'runtime')}${states ? ` (${states})` : ''}; ${files}\n`);
+      try {
+        setExit(await observeAndWrite({ flags, streams, live, observeLive, model: checked.model, runtimes: checked.runtimes, refs, now, writeDir, display }));
+      } finally {
+        lock.release();
       }
-      setExit(ExitCode.Ok);
     });
+}
+
+interface StatusRun {
+  readonly flags: StatusFlags;
+  readonly streams: Streams;
+  readonly live: LiveOptions | undefined;
+  readonly observeLive: ObserveLive | undefined;
+  readonly model: FleetModel;
+  readonly runtimes: readonly ResolvedRuntime[];
+  readonly refs: RuntimeRef[];
+  readonly now: Date;
+  readonly writeDir: string;
+  readonly display: string;
+}
+
+/** Observes, builds the report and writes it (under the status lock); returns the exit code. */
+async function observeAndWrite(run: StatusRun): Promise<number> {
+  const { flags, streams, writeDir, display } = run;
+  let observation: Observation;
+  if (run.live && run.observeLive) {
+    observation = await run.observeLive(run.refs, { ...run.live, skrApiServers: run.model.options.skrApiServers });
+  } else {
+    observation = observeDumps(path.resolve(streams.cwd, flags.from!), run.refs, { display: flags.from! });
+  }
+  for (const w of observation.warnings) {
+    streams.err(`${w.pointer === '' ? w.where : `${w.where}#${w.pointer}`}: warning: ${sanitizeMessage(w.message)}\n`);
+  }
+  if (observation.global) {
+    streams.err(`status: error: ${observation.global.reason}: ${sanitizeMessage(observation.global.message)} (nothing written)\n`);
+    return ExitCode.StatusGlobalFailure;
+  }
+
+  const previous = readPreviousStatus(writeDir, run.refs.map((r) => r.name));
+  for (const p of previous.problems) streams.err(`${display}${p.file}: warning: ${p.message}\n`);
+  const report = buildStatusReport({ model: run.model, runtimes: run.runtimes, observation, previous: previous.texts, now: run.now, html: flags.html === true });
+  for (const w of report.warnings) streams.err(`${display}${w.file}: warning: ${w.message}\n`);
+  const result = writeStatusFiles(writeDir, report.files, display);
+  if (!result.ok) {
+    streams.err(`${display}: error: ${result.problem.message} [${result.problem.code}]\n`);
+    return ExitCode.IoOrLock;
+  }
+
+  const counts = Object.fromEntries(STATUS_STATES.map((s) => [s, 0])) as Record<StatusState, number>;
+  for (const r of report.records) counts[r.state]++;
+  if (flags.output === 'json') {
+    streams.out(
+      JSON.stringify(
+        {
+          ok: true,
+          statusDir: display,
+          written: result.written,
+          removed: result.removed,
+          runtimes: report.records.length,
+          counts,
+          status: report.records,
+          warnings: observation.warnings,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+  } else {
+    for (const r of report.records) {
+      for (const [ext, e] of Object.entries(r.extensions)) {
+        if (e.state === 'Ready' || e.state === 'Disabled') continue;
+        const stale = e.stale && e.lastKnown ? `; stale, last known ${e.lastKnown.state} since ${e.lastKnown.lastTransitionTime}` : '';
+        streams.out(`${r.name}: ${ext}: ${e.state} (${e.reason}${stale}): ${e.message}\n`);
+      }
+    }
+    const states = STATUS_STATES.filter((s) => counts[s] > 0).map((s) => `${counts[s]} ${s}`).join(', ');
+    const files =
+      result.written.length + result.removed.length === 0
+        ? 'up to date, nothing written'
+        : `${plural(result.written.length, 'file')} written${result.removed.length ? `, ${plural(result.removed.length, 'file')} removed` : ''}`;
+    streams.out(`${display}: ${plural(report.records.length, 'runtime')}${states ? ` (${states})` : ''}; ${files}\n`);
+  }
+  return ExitCode.Ok;
 }
 
 /** Checks the source options; returns the live options, or undefined for --from. */
