@@ -1,0 +1,29 @@
+// Command oracle-admission lets Gardener's registry-cache extension judge kyma-fleet's Shoot
+// fragments: strict providerConfig decoding with the extension's own scheme and its Shoot admission
+// validator. It speaks JSON lines (package jsonlines; protocol in test/oracle/protocol.ts). Ops:
+//
+//	versions                        the upstream module versions compiled in
+//	registry-cache/validate         Shoot admission of the registry-cache entry
+//	registry-cache/validate-config  bare ValidateRegistryConfig field errors of one providerConfig
+//	falco/validate                  an "unavailable: …" error: the Falco module is not served
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"kyma-fleet.dev/oracle/jsonlines"
+)
+
+func main() {
+	handlers := map[string]jsonlines.Handler{
+		"versions":                       jsonlines.Versions,
+		"registry-cache/validate":        handleRegistryCacheValidate,
+		"registry-cache/validate-config": handleRegistryCacheValidateConfig,
+		"falco/validate":                 handleFalcoValidate,
+	}
+	if err := jsonlines.Serve(os.Stdin, os.Stdout, handlers); err != nil {
+		fmt.Fprintln(os.Stderr, "oracle-admission:", err)
+		os.Exit(1)
+	}
+}
