@@ -167,6 +167,34 @@ describeWithCluster('stopping a test cluster', () => {
     for (const port of Object.values(ports)) expect(await portOpen(port)).toBe(false);
   });
 
+  it('a test process killed with SIGKILL (no exit handlers run) leaves nothing behind: the watchdog ends its cluster', async () => {
+    const compiled = spawnSync('npx', ['tsc', '-p', 'test/cluster/tsconfig.json'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+    expect(compiled.status, compiled.stdout + compiled.stderr).toBe(0);
+    const script = `require(${JSON.stringify(path.join(PROJECT_ROOT, 'lib', 'test', 'cluster', 'harness.js'))}).startTestCluster({ crds: [] })
+      .then((c) => { process.stdout.write(JSON.stringify({ dir: c.dir, pids: c.pids, ports: c.ports }) + '\\n'); setInterval(() => {}, 1000); },
+            (e) => { process.stderr.write(e.message); process.exit(1); });`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr += d; });
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d;
+        if (out.includes('\n')) resolve(out.split('\n')[0]);
+      });
+      child.on('close', (code) => reject(new Error(`cluster process exited with ${code}: ${stderr}`)));
+    });
+    const { dir, pids, ports } = JSON.parse(line) as { dir: string; pids: { etcd: number; apiserver: number }; ports: Record<string, number> };
+    expect(pidAlive(pids.apiserver)).toBe(true);
+    child.kill('SIGKILL');
+    const deadline = Date.now() + 15_000;
+    while ((pidAlive(pids.apiserver) || pidAlive(pids.etcd) || fs.existsSync(dir)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(pidAlive(pids.apiserver)).toBe(false);
+    expect(pidAlive(pids.etcd)).toBe(false);
+    expect(fs.existsSync(dir)).toBe(false);
+    for (const port of Object.values(ports)) expect(await portOpen(port)).toBe(false);
+  });
+
   it('npm run test-cluster -- start/stop runs a background cluster and leaves nothing behind', async () => {
     const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-fleet-cli-')), 'cluster');
     try {
