@@ -15,7 +15,8 @@
 // |             | leaves unset are not compared; `secretReferenceName` by presence, because KIM renames |  |
 // |             | it to reg-cache-<uuid>; sizes as quantities, ttl as Go durations)                     |  |
 // | Failed      | Shoot lastErrors name the extension type; Shoot lastOperation Failed/Error/Aborted;   | ShootLastError, ShootOperationFailed, |
-// |             | the Kyma module state Error or Warning; a RegistryCacheConfig state Failed/Error;     | ModuleError, ModuleWarning, RegistryCacheConfigFailed, |
+// |             | the Kyma module state Error or Warning; a RegistryCacheConfig state Failed/Error or   | ModuleError, ModuleWarning, RegistryCacheConfigFailed, |
+// |             | a condition False for its spec (its CRD refuses the state Error; it stays Pending);   |  |
 // |             | the Runtime CR state Failed, or a Runtime condition False naming the registry cache   | RuntimeFailed, RuntimeConditionFalse |
 // | Progressing | Shoot observedGeneration < generation (stale: never Ready), lastOperation            | ShootGenerationStale, ShootOperationProcessing, |
 // |             | Processing/Pending, no Shoot status yet; module Processing/Deleting/empty or not yet  | ShootNotReconciled, ModuleProcessing, ModuleNotListed, |
@@ -625,12 +626,19 @@ function registryCacheFindings(observed: ObservedRuntime, resolved: ResolvedRunt
     const state = str(status.state);
     const detail = notTrue ? `, ${conditionText(notTrue)}` : '';
     const generation = int(obj.metadata.generation);
-    const staleCondition = conds.find((c) => {
+    const isStale = (c: Rec): boolean => {
       const og = int(c.observedGeneration);
       return og !== undefined && og > 0 && generation !== undefined && og < generation;
-    });
+    };
+    const staleCondition = conds.find(isStale);
+    // The CRD's state enum has no Error: a controller's write of `state: Error` is refused whole,
+    // so a failed config can stay Pending (or Ready) with a False condition of its spec. A False
+    // condition is a failure, whatever the state says.
+    const falseCondition = conds.find((c) => c.status === 'False' && !isStale(c));
     if (state === 'Failed' || state === 'Error') {
       findings.push({ state: 'Failed', reason: 'RegistryCacheConfigFailed', message: `${name}: state ${state}${detail}` });
+    } else if (falseCondition && (state === undefined || ['Pending', 'Ready', 'Terminating', ''].includes(state))) {
+      findings.push({ state: 'Failed', reason: 'RegistryCacheConfigFailed', message: `${name}: state ${state || 'not set'} but ${conditionText(falseCondition)}` });
     } else if (state === 'Pending' || state === 'Terminating' || state === undefined || state === '') {
       findings.push({ state: 'Progressing', reason: 'RegistryCacheConfigPending', message: `${name}: state ${state || 'not set'}${detail}` });
     } else if (state !== 'Ready') {

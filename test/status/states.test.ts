@@ -103,6 +103,25 @@ const ROWS: Row[] = [
   // Failed
   { title: 'the RegistryCacheConfig is in Error, with its condition message', runtime: 'acme-us-prod-1', ext: RC, state: 'Failed', reason: 'RegistryCacheConfigFailed', message: ['RegistryCacheConfig kyma-system/us-docker.pkg.dev: state Error, condition RegistryCacheConfigured False (RegistryCacheGardenClusterConfigurationFailed): failed to sync secret'] },
   { title: 'a RegistryCacheConfig state Failed', runtime: PROD1, ext: RC, change: (o) => void (rcc(o, 'docker.io').status.state = 'Failed'), state: 'Failed', reason: 'RegistryCacheConfigFailed' },
+  {
+    // Its CRD refuses `state: Error`, so a failed controller can leave Pending with a False condition.
+    title: 'a RegistryCacheConfig Pending with a condition False is Failed, not Progressing',
+    runtime: 'acme-us-prod-1',
+    ext: RC,
+    change: (o) => void (rcc(o, 'us-docker.pkg.dev').status.state = 'Pending'),
+    state: 'Failed',
+    reason: 'RegistryCacheConfigFailed',
+    message: ['RegistryCacheConfig kyma-system/us-docker.pkg.dev: state Pending but condition RegistryCacheConfigured False (RegistryCacheGardenClusterConfigurationFailed): failed to sync secret'],
+  },
+  {
+    title: 'a RegistryCacheConfig Ready with a condition False is Failed, not Ready',
+    runtime: PROD1,
+    ext: RC,
+    change: (o) => void rcc(o, 'docker.io').status.conditions.push({ type: 'RegistryCacheValidated', status: 'False', reason: 'ValidationFailed', message: 'upstream does not resolve' }),
+    state: 'Failed',
+    reason: 'RegistryCacheConfigFailed',
+    message: ['RegistryCacheConfig kyma-system/docker.io: state Ready but condition RegistryCacheValidated False (ValidationFailed): upstream does not resolve'],
+  },
   { title: 'Shoot lastErrors name registry-cache', runtime: PROD1, ext: RC, change: (o) => void (o.shoot.status.lastErrors = [{ description: 'Error reconciling extension "registry-cache": volume quota exceeded', taskID: 'Waiting until extensions are ready' }]), state: 'Failed', reason: 'ShootLastError', message: [`${SHOOT1}: lastError (task Waiting until extensions are ready): Error reconciling extension "registry-cache": volume quota exceeded`] },
   { title: '... but not falco', runtime: PROD1, ext: FALCO, change: (o) => void (o.shoot.status.lastErrors = [{ description: 'extension "registry-cache" failed' }]), state: 'Ready', reason: 'Reconciled' },
   { title: 'lastErrors naming a longer type do not count (no-registry-cache-x)', runtime: PROD1, ext: RC, change: (o) => void (o.shoot.status.lastErrors = [{ description: 'extension my-registry-cache-x failed' }]), state: 'Ready', reason: 'Reconciled' },
@@ -138,6 +157,34 @@ const ROWS: Row[] = [
   { title: 'module not yet listed', runtime: PROD1, ext: FALCO, change: (o) => void (o.skrKyma.status.modules = o.skrKyma.status.modules.filter((m: any) => m.name !== 'falco')), state: 'Progressing', reason: 'ModuleNotListed', message: ['module falco is not listed in status.modules yet'] },
   { title: 'Kyma without status: modules not listed', runtime: PROD1, ext: FALCO, change: (o) => void delete o.skrKyma.status, state: 'Progressing', reason: 'ModuleNotListed' },
   { title: 'RegistryCacheConfig Pending', runtime: PROD1, ext: RC, change: (o) => void (rcc(o, 'docker.io').status.state = 'Pending'), state: 'Progressing', reason: 'RegistryCacheConfigPending' },
+  {
+    // What KIM's SetStatusPending leaves when its later `state: Error` write is refused; the
+    // Runtime CR says nothing about it (the sample's acme-us-prod-1 Runtime is set Ready here).
+    title: 'a RegistryCacheConfig Pending with a condition Unknown stays Progressing, never Ready',
+    runtime: 'acme-us-prod-1',
+    ext: RC,
+    change: (o) => {
+      Object.assign(rcc(o, 'us-docker.pkg.dev').status, { state: 'Pending', conditions: [{ type: 'RegistryCacheConfigured', status: 'Unknown', reason: 'RegistryCacheConfigured', message: '', lastTransitionTime: '2026-11-21T23:02:17Z' }] });
+      o.runtimeCR.status.state = 'Ready';
+      o.runtimeCR.status.conditions = o.runtimeCR.status.conditions.filter((c: any) => c.status !== 'False');
+    },
+    state: 'Progressing',
+    reason: 'RegistryCacheConfigPending',
+    message: ['RegistryCacheConfig kyma-system/us-docker.pkg.dev: state Pending, condition RegistryCacheConfigured Unknown (RegistryCacheConfigured)'],
+  },
+  {
+    title: 'a False condition for an older generation does not fail the current spec',
+    runtime: PROD1,
+    ext: RC,
+    change: (o) => {
+      const c = rcc(o, 'docker.io') as any;
+      c.metadata.generation = 3;
+      c.status.state = 'Pending';
+      c.status.conditions = [{ type: 'RegistryCacheConfigured', status: 'False', reason: 'Failed', message: 'old', observedGeneration: 2 }];
+    },
+    state: 'Progressing',
+    reason: 'RegistryCacheConfigPending',
+  },
   { title: 'RegistryCacheConfig without status', runtime: PROD1, ext: RC, change: (o) => void delete (rcc(o, 'docker.io') as any).status, state: 'Progressing', reason: 'RegistryCacheConfigPending', message: ['RegistryCacheConfig kyma-system/docker.io: no status yet'] },
   {
     title: 'RegistryCacheConfig condition older than its generation',
@@ -198,6 +245,17 @@ const ROWS: Row[] = [
   { title: 'Drifted beats Unknown', runtime: 'acme-eu-prod-2', ext: RC, change: (o) => { o.read.delete('skr'); o.failures.push({ cluster: 'skr', reason: 'Timeout', message: 't' }); }, state: 'Drifted', reason: 'ShootConfigDrift' },
   { title: 'Unknown beats Progressing', runtime: 'acme-us-dev-2', ext: RC, change: (o) => void (o.registryCacheConfigs = []), state: 'Unknown', reason: 'NotFound' },
   { title: 'the config CR is named before the Runtime CR', runtime: 'acme-us-prod-1', ext: RC, change: (o) => void (o.runtimeCR.status.state = 'Failed'), state: 'Failed', reason: 'RegistryCacheConfigFailed' },
+  {
+    // As a real API server leaves acme-us-prod-1: the `state: Error` write refused, the config
+    // Pending with KIM's Unknown condition; KIM's Runtime condition False still says it failed.
+    title: 'a config stuck Pending by a refused Error write: the Runtime CR condition reports the failure',
+    runtime: 'acme-us-prod-1',
+    ext: RC,
+    change: (o) => void Object.assign(rcc(o, 'us-docker.pkg.dev').status, { state: 'Pending', conditions: [{ type: 'RegistryCacheConfigured', status: 'Unknown', reason: 'RegistryCacheConfigured', message: '' }] }),
+    state: 'Failed',
+    reason: 'RuntimeConditionFalse',
+    message: ['condition RegistryCacheConfigured False (RegistryCacheGardenClusterConfigurationFailed)'],
+  },
 ];
 
 describe('deriveStatus', () => {
