@@ -1,5 +1,6 @@
-// `npm run test-cluster -- start|stop [--dir DIR]`: a test cluster (harness.ts) for people, running in
-// the background until stopped. start builds or reuses the binaries, starts etcd and kube-apiserver
+// `npm run test-cluster -- build|start|stop [--dir DIR]`: a test cluster (harness.ts) for people, running
+// in the background until stopped. build only builds (or finds in the tool cache) etcd, kube-apiserver
+// and kubectl and prints their paths. start builds or reuses the binaries, starts etcd and kube-apiserver
 // detached in DIR (pids and ports in DIR/state.json, logs beside it), installs every CRD of
 // imports/crds/ and prints the path of an admin kubeconfig as its last line. stop ends those processes
 // and removes DIR. DIR defaults to .test-cluster/ in the project (gitignored).
@@ -7,12 +8,13 @@
 import * as path from 'node:path';
 import { startTestCluster, stopClusterInDir } from './harness';
 import { PROJECT_ROOT } from './paths';
+import { ensureClusterBinaries } from './tools';
 
-const USAGE = 'usage: npm run test-cluster -- start|stop [--dir DIR]   (DIR default: .test-cluster/ in the project)';
+const USAGE = 'usage: npm run test-cluster -- build | start [--dir DIR] | stop [--dir DIR]   (DIR default: .test-cluster/ in the project)';
 
-function parseArgs(argv: string[]): { command: 'start' | 'stop'; dir: string } {
+function parseArgs(argv: string[]): { command: 'build' | 'start' | 'stop'; dir: string } {
   const [command, ...rest] = argv;
-  if (command !== 'start' && command !== 'stop') throw new Error(USAGE);
+  if (command !== 'build' && command !== 'start' && command !== 'stop') throw new Error(USAGE);
   let dir = path.join(PROJECT_ROOT, '.test-cluster');
   for (let i = 0; i < rest.length; i++) {
     if (rest[i] === '--dir' && rest[i + 1] && !rest[i + 1].startsWith('--')) dir = path.resolve(rest[++i]);
@@ -29,6 +31,11 @@ async function main(): Promise<number> {
   } catch (err) {
     process.stderr.write(`test-cluster: ${(err as Error).message}\n`);
     return 2;
+  }
+  if (args.command === 'build') {
+    const built = await ensureClusterBinaries((line) => process.stdout.write(`test-cluster: ${line}\n`));
+    process.stdout.write(`kube-apiserver ${built.kubeApiserver}\nkubectl ${built.kubectl}\netcd ${built.etcd}\n`);
+    return 0;
   }
   if (args.command === 'stop') {
     const stopped = await stopClusterInDir(args.dir);
