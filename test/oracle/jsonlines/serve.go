@@ -16,6 +16,10 @@ import (
 	"strings"
 )
 
+// SourceHash is stamped at build time (-ldflags -X) with the hash of this package's sources, which
+// are outside the programs' module folders and so must reach the tool cache key another way.
+var SourceHash = "unstamped"
+
 // Handler serves one op; raw is the whole request line. Its result's keys are merged into the response.
 type Handler func(raw []byte) (map[string]any, error)
 
@@ -99,5 +103,6 @@ func Versions(_ []byte) (map[string]any, error) {
 		}
 		versions["go"] = info.GoVersion
 	}
+	versions["kyma-fleet.dev/oracle/jsonlines"] = SourceHash
 	return map[string]any{"versions": versions}, nil
 }

@@ -78,9 +78,15 @@ func handleKIMRegistryCache(raw []byte) (map[string]any, error) {
 	return result, nil
 }
 
-// kimPatch runs KIM's patch-path extenders for registry-cache on a Shoot that starts as `current`.
-func kimPatch(rt imv1.Runtime, current gardener.Shoot) (gardener.Shoot, error) {
-	shoot := gardener.Shoot{ObjectMeta: current.ObjectMeta}
+// kimPatch runs KIM's patch-path extenders for registry-cache on a Shoot that starts as `current`. A
+// panic in KIM's code is its verdict too (returned as the error), not a crash of the oracle.
+func kimPatch(rt imv1.Runtime, current gardener.Shoot) (shoot gardener.Shoot, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic in KIM's code: %v", r)
+		}
+	}()
+	shoot = gardener.Shoot{ObjectMeta: current.ObjectMeta}
 	extendExtensions := kimextensions.NewExtensionsExtenderForPatch(auditlogs.AuditLogData{}, current.Spec.Extensions)
 	if err := extendExtensions(rt, &shoot); err != nil {
 		return shoot, err
@@ -92,8 +98,10 @@ func kimPatch(rt imv1.Runtime, current gardener.Shoot) (gardener.Shoot, error) {
 	return shoot, nil
 }
 
-// shootBeforeKIM is the rendered Shoot fragment without the credential resources its registry-cache
-// caches reference: the Shoot as it stands before KIM adds the registry-cache Secrets it manages.
+// shootBeforeKIM is the rendered Shoot fragment without its registry-cache entry and without the
+// credential resources that entry references: the Shoot as KIM finds it when it alone owns the
+// registry-cache entry (what KIM writes then depends on the Runtime CR only). Other entries and
+// resources stay, so KIM's handling of them (keep, or drop names containing "reg-cache-") is judged.
 func shootBeforeKIM(rendered *gardener.Shoot) gardener.Shoot {
 	current := *rendered.DeepCopy()
 	referenced := map[string]bool{}
@@ -102,6 +110,13 @@ func shootBeforeKIM(rendered *gardener.Shoot) gardener.Shoot {
 			referenced[name] = true
 		}
 	}
+	others := []gardener.Extension{}
+	for _, ext := range current.Spec.Extensions {
+		if ext.Type != registryCacheType {
+			others = append(others, ext)
+		}
+	}
+	current.Spec.Extensions = others
 	kept := []gardener.NamedResourceReference{}
 	for _, res := range current.Spec.Resources {
 		if !referenced[res.Name] {
