@@ -94,7 +94,8 @@ export class Oracle {
   /** Sends one request; resolves with its response (which may carry `error`). */
   async request<O extends Op>(op: O, body: Requests[O]): Promise<Response<O>> {
     const id = this.nextId++;
-    return (await this.processes[PROGRAM_OF[op]].request({ ...body, id, op })) as Response<O>;
+    // An op no program serves goes to the admission program, which answers it with an error.
+    return (await this.processes[PROGRAM_OF[op] ?? 'admission'].request({ ...body, id, op })) as Response<O>;
   }
 
   /** Like request, but throws when the response is an `error` (the request could not be served). */

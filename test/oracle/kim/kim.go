@@ -265,7 +265,7 @@ func compareWithRendered(rt imv1.Runtime, kimExt *gardener.Extension, kimResourc
 			break
 		}
 		if !equality.Semantic.DeepEqual(kimConfig, renderedConfig) {
-			differences = append(differences, jsonDifferences("providerConfig (decoded)", mustGeneric(kimConfig), mustGeneric(renderedConfig))...)
+			differences = append(differences, jsonDifferences("providerConfig (decoded)", mustGeneric(versioned(kimConfig)), mustGeneric(versioned(renderedConfig)))...)
 		}
 		textDifferences = jsonDifferences("providerConfig (as written)", genericOf(kimRenamed), genericOf(renderedExt.ProviderConfig.Raw))
 	}
