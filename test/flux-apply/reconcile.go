@@ -125,16 +125,15 @@ func reconcileOnce(opts options, desired *kustomizev1.Kustomization) (*result, e
 		Changeset: []changeEntry{}, Pruned: []changeEntry{}}
 
 	// Reconcile: dependencies first; a dependency that is not ready stops everything before the build.
+	// (The stored status holds the previous run's conditions: decide on this run's outcome only.)
+	var depErr error
 	if len(obj.Spec.DependsOn) > 0 {
-		if depErr := checkDependencies(ctx, cc.client, obj, opts.revision); depErr != nil {
-			conditions.MarkFalse(obj, meta.ReadyCondition, meta.DependencyNotReadyReason, "%s", depErr)
-		}
+		depErr = checkDependencies(ctx, cc.client, obj, opts.revision)
 	}
-	if !conditions.IsFalse(obj, meta.ReadyCondition) {
-		reconcileErr := reconcileRevision(ctx, cc, obj, opts, res)
-		if reconcileErr != nil && !conditions.IsFalse(obj, meta.ReadyCondition) {
-			conditions.MarkFalse(obj, meta.ReadyCondition, meta.ReconciliationFailedReason, "%s", reconcileErr)
-		}
+	if depErr != nil {
+		conditions.MarkFalse(obj, meta.ReadyCondition, meta.DependencyNotReadyReason, "%s", depErr)
+	} else if reconcileErr := reconcileRevision(ctx, cc, obj, opts, res); reconcileErr != nil && !conditions.IsFalse(obj, meta.ReadyCondition) {
+		conditions.MarkFalse(obj, meta.ReadyCondition, meta.ReconciliationFailedReason, "%s", reconcileErr)
 	}
 
 	// finalizeStatus: observedGeneration only when Ready; Reconciling becomes ProgressingWithRetry on failure.
