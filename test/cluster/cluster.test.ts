@@ -135,6 +135,20 @@ describeWithCluster('the test cluster', () => {
     expect(res.stderr).toContain('You must be logged in to the server');
   });
 
+  it('deletes a CRD with its objects and installs it again; refuses an unknown CRD name', async () => {
+    const crd = 'registrycaches.core.kyma-project.io';
+    const collection = '/apis/core.kyma-project.io/v1beta1/namespaces/kyma-system/registrycaches';
+    await cluster.kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify({ apiVersion: 'core.kyma-project.io/v1beta1', kind: 'RegistryCache', metadata: { name: 'default', namespace: 'kyma-system' }, spec: {} }) });
+    await cluster.deleteCrd(crd);
+    expect((await cluster.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`)).status).toBe(404);
+    expect((await cluster.request('GET', collection)).status).toBe(404);
+    expect(await cluster.installCrds([crd])).toEqual([crd]);
+    const list = await cluster.request('GET', collection);
+    expect(list.status).toBe(200);
+    expect((JSON.parse(list.body) as { items: unknown[] }).items).toEqual([]); // the old object went with the CRD
+    await expect(cluster.installCrds(['nosuch.example.com'])).rejects.toThrow(/no CRD nosuch.example.com in .*imports\/crds \(available: applicationsets.argoproj.io, /);
+  });
+
   it('applies the rendered SKR folders of the example fleet with server-side apply', async () => {
     for (const target of ['skr', 'skr-config']) {
       const folder = path.join(PROJECT_ROOT, 'dist', 'runtimes', 'acme-eu-prod-2', target);

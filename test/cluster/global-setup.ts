@@ -13,7 +13,8 @@ export default async function setup(): Promise<void> {
   if (binariesFromEnv()) return; // given by the caller (e.g. a developer's own build)
   const ci = process.env.CI === 'true';
   if (!findGo()) {
-    const reason = 'no Go toolchain (no `go` on PATH or /usr/local/go/bin/go): the real-cluster tests are skipped (see docs/testing.md)';
+    const where = process.env.KYMA_FLEET_GO ? `KYMA_FLEET_GO=${process.env.KYMA_FLEET_GO} is not a working go` : 'no `go` on PATH or /usr/local/go/bin/go';
+    const reason = `no Go toolchain (${where}): the real-cluster tests are skipped (see docs/testing.md)`;
     if (ci) throw new Error(`CI=true requires the test cluster, but there is ${reason.split(':')[0]}`);
     process.env[SKIP_ENV] = reason;
     process.stderr.write(`test cluster: ${reason}\n`);

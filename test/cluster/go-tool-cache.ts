@@ -45,9 +45,13 @@ export function toolCacheRoot(): string {
   return fromEnv ? path.resolve(fromEnv) : path.join(os.homedir(), '.cache', 'kyma-fleet-tools');
 }
 
-/** The `go` command to use: `go` on PATH, else the toolchain at /usr/local/go; undefined without Go. */
+/**
+ * The `go` command to use: $KYMA_FLEET_GO when set (and then only that), else `go` on PATH, else the
+ * toolchain at /usr/local/go; undefined without Go.
+ */
 export function findGo(): string | undefined {
-  for (const candidate of ['go', '/usr/local/go/bin/go']) {
+  const candidates = process.env.KYMA_FLEET_GO ? [process.env.KYMA_FLEET_GO] : ['go', '/usr/local/go/bin/go'];
+  for (const candidate of candidates) {
     const probe = spawnSync(candidate, ['env', 'GOVERSION'], { encoding: 'utf8', env: goEnv() });
     if (probe.status === 0 && probe.stdout.trim().startsWith('go')) return candidate;
   }

@@ -11,8 +11,8 @@
 // - server, caPem/caFile, adminToken/narrowToken, adminKubeconfig/narrowKubeconfig (files in its dir);
 // - kubectl(args, { as: 'admin' | 'narrow', input, check }) runs the pinned kubectl;
 // - request(method, path, { as | token, body }) one raw API call (for status codes such as 401/403);
-// - installCrds(names) / deleteCrd(name) by CRD name (imports/crds/<name>.yaml), waiting for
-//   Established / for the CRD to be gone;
+// - installCrds(names) / deleteCrd(name) by CRD name (imports/crds/<name>.yaml), waiting until
+//   every served version lists (Established and its watch cache ready) / until the CRD is gone;
 // - stop(): ends every process it started and removes its folder; idempotent. Also done on process
 //   exit and on SIGINT/SIGTERM/SIGHUP, and by a watchdog process if the test process is killed.
 //
@@ -78,7 +78,7 @@ export interface TestCluster {
   kubectl(args: readonly string[], opts?: { as?: ClusterUser; input?: string; check?: boolean; timeoutMs?: number }): Promise<KubectlResult>;
   /** One API request: as a user (default admin), with any token, or anonymous (token: ''). */
   request(method: string, apiPath: string, opts?: { as?: ClusterUser; token?: string; body?: unknown; contentType?: string }): Promise<HttpResult>;
-  /** Installs CRDs from imports/crds/ by name (server-side apply) and waits until they are Established. */
+  /** Installs CRDs from imports/crds/ by name (server-side apply) and waits until they are Established and list. */
   installCrds(names: 'all' | readonly string[]): Promise<string[]>;
   /** Deletes a CRD (and with it its objects) and waits until it is gone. */
   deleteCrd(name: string): Promise<void>;
@@ -335,12 +335,21 @@ export async function startTestCluster(options: StartTestClusterOptions = {}): P
       await kubectl(['apply', '--server-side', '--field-manager=kyma-fleet-test-cluster', ...list.flatMap((n) => ['-f', path.join(IMPORTED_CRDS_DIR, `${n}.yaml`)])]);
       // (kubectl wait fails outright on a CRD whose status has no conditions yet: poll instead)
       for (const name of list) {
+        let crd: { spec: { group: string; names: { plural: string }; versions: Array<{ name: string; served: boolean }> } } | undefined;
         await waitUntil(`CRD ${name} Established`, async () => {
           const res = await request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
           if (res.status !== 200) return false;
-          const conditions = (JSON.parse(res.body) as { status?: { conditions?: Array<{ type: string; status: string }> } }).status?.conditions ?? [];
-          return conditions.some((c) => c.type === 'Established' && c.status === 'True');
+          const body = JSON.parse(res.body) as NonNullable<typeof crd> & { status?: { conditions?: Array<{ type: string; status: string }> } };
+          crd = body;
+          return (body.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
         }, { timeoutMs: 60_000, watched: [apiserver!, etcd!] });
+        // Established is not yet usable: a re-created CRD answers 429 ("storage is (re)initializing")
+        // until its watch cache is ready, so wait until every served version lists
+        for (const version of crd!.spec.versions.filter((v) => v.served)) {
+          await waitUntil(`CRD ${name} ${version.name} served`, async () =>
+            (await request('GET', `/apis/${crd!.spec.group}/${version.name}/${crd!.spec.names.plural}?limit=1`)).status === 200,
+          { timeoutMs: 60_000, watched: [apiserver!, etcd!] });
+        }
       }
       return list;
     };
