@@ -1,0 +1,123 @@
+// Every render judged by upstream code (issue 16): the example fleet's dist/ (rendered by the CLI,
+// and the committed one) and a generated fleet of 200 runtimes rendered by the CLI. Every enabled
+// registry-cache entry of every Shoot fragment decodes strictly and passes the extension's Shoot
+// admission; every Runtime fragment maps, by KIM's own code, to the registry-cache entry and
+// resources rendered in garden/ (up to KIM's Secret names, by the name rule). A refusal or difference
+// fails with a reproducer. Broken copies show that the judge (and `npm run oracle -- judge`) fails.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseDocument } from 'yaml';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { generateFleet } from '../../bench/generate-fleet';
+import { EXAMPLE_FLEET, NOW, REPO, runBinary } from '../helpers/fleet-fixture';
+import { main as oracleCli } from './cli';
+import { describeWithOracle } from './describe-with-oracle';
+import { judgeDist, type JudgeResult } from './judge';
+import { Oracle } from './oracle';
+import { reproducers } from './reproducer';
+
+let tmp: string;
+let oracle: Oracle;
+
+/** Renders fleetDir into <tmp>/<name>/dist with the real CLI. */
+function renderWithCli(fleetDir: string, name: string): string {
+  const work = path.join(tmp, name);
+  fs.mkdirSync(work, { recursive: true });
+  const out = path.join(work, 'dist');
+  const r = runBinary(['synth', '--fleet', fleetDir, '--out', out, '--now', NOW, '--no-cache'], work);
+  expect(r.code, r.stderr).toBe(0);
+  return out;
+}
+
+function expectAllAccepted(result: JudgeResult, dist: string): void {
+  expect(reproducers(result, dist).join('\n\n')).toBe('');
+  expect(result.ok).toBe(true);
+}
+
+function runtimeCount(dist: string): number {
+  return fs.readdirSync(path.join(dist, 'runtimes')).length;
+}
+
+describeWithOracle('every render judged by upstream code', () => {
+  beforeAll(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-fleet-oracle-'));
+    oracle = await Oracle.start();
+  });
+  afterAll(async () => {
+    await oracle?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('the example fleet: every registry-cache entry passes admission, every Runtime maps to its garden/ entry', async () => {
+    const dist = renderWithCli(EXAMPLE_FLEET, 'example');
+    const result = await judgeDist(oracle, dist);
+    expectAllAccepted(result, dist);
+    const n = runtimeCount(dist);
+    expect(result.counts.equal).toBe(n); // one Runtime fragment per runtime
+    expect(result.counts.accepted).toBeGreaterThanOrEqual(n - 1); // all but the runtime that turns it off
+    expect(result.counts.disabled).toBe(1);
+    // The name rule was exercised: runtimes with credentials.
+    expect(result.lines.some((l) => l.notes.some((n) => n.startsWith('name rule: reg-cache-')))).toBe(true);
+  });
+
+  it('the committed dist/ of the example fleet (its garden/ and kcp/ folders)', async () => {
+    const dist = path.join(REPO, 'dist');
+    const result = await judgeDist(oracle, dist);
+    expectAllAccepted(result, dist);
+    expect(result.counts.equal).toBe(runtimeCount(dist));
+  });
+
+  it('a generated fleet of 200 runtimes rendered by the CLI', async () => {
+    const fleet = path.join(tmp, 'generated', 'fleet');
+    const stats = generateFleet(fleet, 200, 16);
+    const dist = renderWithCli(fleet, 'generated');
+    const result = await judgeDist(oracle, dist);
+    expectAllAccepted(result, dist);
+    expect(result.counts.equal).toBe(200);
+    expect(result.counts.accepted).toBe(200 - stats.registryCacheDisabled);
+    expect(result.counts.disabled).toBe(stats.registryCacheDisabled);
+    expect(stats.registryCacheDisabled).toBeGreaterThan(0);
+    expect(stats.cacheOverrides).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('fails, with a reproducer, when a Shoot entry is refused or a Runtime differs from KIM (judge and CLI)', async () => {
+    const dist = renderWithCli(EXAMPLE_FLEET, 'broken');
+    const fragment = (runtime: string, target: string, prefix: string): string => {
+      const dir = path.join(dist, 'runtimes', runtime, target);
+      return path.join(dir, fs.readdirSync(dir).find((f) => f.startsWith(prefix))!);
+    };
+    const shootFile = fragment('acme-eu-prod-2', 'garden', 'shoot-');
+    const runtimeFile = fragment('acme-eu-prod-1', 'kcp', 'runtime-');
+
+    expect(await oracleCli(['judge', dist])).toBe(0);
+
+    // A Shoot cache with a field the extension does not know, and a Runtime cache of another size.
+    const shoot = parseDocument(fs.readFileSync(shootFile, 'utf8'));
+    shoot.setIn(['spec', 'extensions', 0, 'providerConfig', 'caches', 0, 'size'], '10Gi');
+    fs.writeFileSync(shootFile, shoot.toString());
+    const rt = parseDocument(fs.readFileSync(runtimeFile, 'utf8'));
+    const items = rt.toJS().spec.imageRegistryCache as { config: { upstream: string } }[];
+    const europe = items.findIndex((i) => i.config.upstream === 'europe-docker.pkg.dev');
+    rt.setIn(['spec', 'imageRegistryCache', europe, 'config', 'volume', 'size'], '31Gi');
+    fs.writeFileSync(runtimeFile, rt.toString());
+
+    const result = await judgeDist(oracle, dist);
+    expect(result.ok).toBe(false);
+    const text = reproducers(result, dist).join('\n\n');
+    expect(text).toContain('runtimes/acme-eu-prod-2/garden/');
+    expect(text).toContain('runtimes/acme-eu-prod-1/kcp/');
+    expect(text).toContain('failed to decode providerConfig: strict decoding error: unknown field "caches[0].size"');
+    expect(text).toContain('kyma-fleet: accepted (rendered by synth)');
+    expect(text).toMatch(/providerConfig \(decoded\)\.caches\[\d\]\.volume\.size: KIM "31Gi", kyma-fleet "30Gi"/);
+    expect(await oracleCli(['judge', dist])).toBe(1);
+  });
+
+  it('npm run oracle -- judge: usage errors exit 2', async () => {
+    expect(await oracleCli(['judge'])).toBe(2);
+    expect(await oracleCli(['judge', tmp, '--bogus'])).toBe(2);
+    expect(await oracleCli(['judge', path.join(tmp, 'no-such-dist')])).toBe(2);
+    expect(await oracleCli(['frobnicate'])).toBe(2);
+  });
+});
