@@ -40,7 +40,7 @@ export type FailureReason =
   | 'ServerError' // 5xx or 429 after the retries
   | 'Unreachable' // connection refused, DNS, TLS
   | 'NoCredentials' // no kubeconfig-<runtimeID> secret (or no key `config`) to reach the runtime
-  | 'RefusedCredentials' // a kubeconfig with exec/auth-provider and no --allow-exec
+  | 'RefusedCredentials' // a kubeconfig refused before use: exec/auth-provider without --allow-exec; a runtime's Secret with exec, local files or a server outside skrApiServers; or a 401 from a runtime
   | 'IdentityMismatch' // the cluster or dump belongs to another runtime (runtime-id label, shoot name)
   | 'InvalidData' // an object that is not what its kind promises (dump or API)
   | 'NotDumped'; // dumps only: the dump folder holds nothing for this cluster (no kcp/, garden/ or runtimes/<name>/)
