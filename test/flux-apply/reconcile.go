@@ -110,7 +110,7 @@ func connect(kubeconfig string) (*clusterClients, error) {
 // reconcileOnce puts the Kustomization object on the cluster (as the bootstrap Kustomization applying
 // dist/gitops/flux/ would) and reconciles it once. An error means the emulation itself failed; a failed
 // reconcile is a result with Ready false, as Flux records it.
-func reconcileOnce(opts options, desired *kustomizev1.Kustomization) (*result, error) {
+func reconcileOnce(opts options, desired *kustomizationFile) (*result, error) {
 	ctx := context.Background()
 	cc, err := connect(opts.kubeconfig)
 	if err != nil {
@@ -164,26 +164,22 @@ func reconcileOnce(opts options, desired *kustomizev1.Kustomization) (*result, e
 	return res, nil
 }
 
-// ensureKustomizationObject server-side applies the Kustomization's metadata and spec and returns the
-// object as stored (with its generation and last status).
-func ensureKustomizationObject(ctx context.Context, c client.Client, desired *kustomizev1.Kustomization) (*kustomizev1.Kustomization, error) {
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(kustomizev1.GroupVersion.String())
-	u.SetKind(kustomizev1.KustomizationKind)
-	u.SetName(desired.Name)
-	u.SetNamespace(desired.Namespace)
-	u.SetLabels(desired.Labels)
-	u.SetAnnotations(desired.Annotations)
-	spec, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&desired.Spec)
-	if err != nil {
-		return nil, err
+// ensureKustomizationObject server-side applies the Kustomization document as written (apiVersion, kind,
+// metadata, spec; a status in the file is ignored) with kustomize-controller's field manager, and returns
+// the object as stored (with its generation and the previous run's status).
+func ensureKustomizationObject(ctx context.Context, c client.Client, desired *kustomizationFile) (*kustomizev1.Kustomization, error) {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	for key, value := range desired.raw {
+		if key != "status" {
+			u.Object[key] = value
+		}
 	}
-	u.Object["spec"] = spec
+	name, namespace := desired.typed.Name, desired.typed.Namespace
 	if err := c.Patch(ctx, u, client.Apply, client.FieldOwner(controllerName), client.ForceOwnership); err != nil {
-		return nil, fmt.Errorf("creating Kustomization %s/%s on the cluster: %w", desired.Namespace, desired.Name, err)
+		return nil, fmt.Errorf("creating Kustomization %s/%s on the cluster: %w", namespace, name, err)
 	}
 	obj := &kustomizev1.Kustomization{}
-	if err := c.Get(ctx, types.NamespacedName{Namespace: desired.Namespace, Name: desired.Name}, obj); err != nil {
+	if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, obj); err != nil {
 		return nil, err
 	}
 	return obj, nil

@@ -32,8 +32,15 @@ var notApplicableSpecFields = map[string]string{
 	"kubeConfig":    "every target is the cluster of --kubeconfig",
 }
 
+// kustomizationFile is a Kustomization file: the typed object, and the document as written (which is what
+// gets applied to the cluster, as the bootstrap Kustomization applying dist/gitops/flux/ would apply it).
+type kustomizationFile struct {
+	typed *kustomizev1.Kustomization
+	raw   map[string]any
+}
+
 // loadKustomization parses the file strictly into the Flux API type and checks its spec fields.
-func loadKustomization(file string) (*kustomizev1.Kustomization, error) {
+func loadKustomization(file string) (*kustomizationFile, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
@@ -82,5 +89,5 @@ func loadKustomization(file string) (*kustomizev1.Kustomization, error) {
 			return nil, fmt.Errorf("%s: spec.dependsOn[].readyExpr not implemented by flux-apply", file)
 		}
 	}
-	return k, nil
+	return &kustomizationFile{typed: k, raw: raw}, nil
 }

@@ -5,7 +5,7 @@
 
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
-import { ensureGoTool, findGo, type GoToolSpec } from '../cluster/go-tool-cache';
+import { ensureGoTool, type GoToolSpec } from '../cluster/go-tool-cache';
 
 export const FLUX_APPLY_TOOL: GoToolSpec = {
   name: 'flux-apply',
@@ -48,16 +48,13 @@ export interface ReconcileOptions {
   pollInterval?: string;
 }
 
-/** Why the flux-apply tests cannot run here, or undefined. Without Go under CI=true they must fail instead. */
-export function fluxApplySkipReason(): string | undefined {
-  if (findGo()) return undefined;
-  if (process.env.CI === 'true') return undefined; // ensureFluxApply then throws: required under CI
-  return 'skipped: Go is not installed, so the Flux apply emulation (test/flux-apply) cannot be built';
-}
-
 let built: Promise<string> | undefined;
 
-/** The path of the flux-apply binary, built into the tool cache on first use. */
+/**
+ * The path of the flux-apply binary, built into the tool cache on first use. Throws without Go: the
+ * tests run inside describeWithCluster (test/cluster), which already skips them on a machine without
+ * Go (CI unset) and fails them under CI=true.
+ */
 export function ensureFluxApply(log: (line: string) => void = (l) => console.log(`[flux-apply] ${l}`)): Promise<string> {
   built ??= ensureGoTool(FLUX_APPLY_TOOL, { log }).then((tool) => tool.binaries['flux-apply']!);
   return built;
