@@ -107,7 +107,7 @@ async function judgeRuntime(oracle: Oracle, fragment: Fragment, shoot: Fragment 
   const notes = [`against ${against}`];
   const names = Object.entries(c.nameMap).map(([kim, ours]) => `${kim} -> ${ours}`);
   if (names.length > 0) notes.push(`name rule: ${names.join(', ')}`);
-  if (c.textDifferences.length > 0) notes.push(`text only: ${c.textDifferences.join('; ')}`);
+  if ((c.textDifferences ?? []).length > 0) notes.push(`text only: ${c.textDifferences.join('; ')}`);
   return { ...base, verdict: c.equal ? 'equal' : 'differs', messages: c.differences, notes };
 }
 

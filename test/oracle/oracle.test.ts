@@ -147,10 +147,24 @@ function describeKIM(get: () => Oracle): void {
     expect(noSecret.differences).toContain(`cache "ghcr.io": KIM references Secret "reg-cache-${UID}", kyma-fleet renders no secretReferenceName`);
     const extra = await differs(shootWith([{ upstream: 'ghcr.io', secretReferenceName: 'ghcr-pull', volume: { size: '1.5Gi' }, garbageCollection: { ttl: '72h' } }], [secretResource('ghcr-pull'), secretResource('my-reg-cache-x')]));
     expect(extra.differences.join('\n')).toContain('kyma-fleet writes {name: my-reg-cache-x');
+    const otherSource = await differs(shootWith([{ upstream: 'ghcr.io', secretReferenceName: 'other-pull', volume: { size: '1.5Gi' }, garbageCollection: { ttl: '72h' } }], [secretResource('other-pull')]));
+    expect(otherSource.differences).toContain(`cache "ghcr.io": kyma-fleet references Secret "other-pull", but KIM's "reg-cache-${UID}" is a copy of the runtime's Secret "ghcr-pull"`);
     const disabled = await differs({ ...good, spec: { extensions: [{ type: 'registry-cache', disabled: true }] } });
     expect(disabled.differences).toContain('registry-cache enabled: KIM true, kyma-fleet false');
     const empty = await differs(good, runtimeCR([]));
     expect(empty.differences).toContain('registry-cache enabled: KIM false, kyma-fleet true');
+  });
+
+  it('KIM: caches that share one credential Secret correspond to the per-cache copies KIM makes', async () => {
+    const other = '4f638c21-f4d4-5990-83be-d470c85f76ac';
+    const shared = runtimeCR([
+      { uid: UID, config: { upstream: 'ghcr.io', secretReferenceName: 'pull' } },
+      { uid: other, config: { upstream: 'quay.io', secretReferenceName: 'pull' } },
+    ]);
+    const rendered = shootWith([{ upstream: 'ghcr.io', secretReferenceName: 'pull' }, { upstream: 'quay.io', secretReferenceName: 'pull' }], [secretResource('pull')]);
+    const r = await get().ask('kim/registry-cache', { runtime: shared, rendered });
+    expect(r.resources).toHaveLength(2);
+    expect(r.comparison).toMatchObject({ equal: true, nameMap: { [`reg-cache-${UID}`]: 'pull', [`reg-cache-${other}`]: 'pull' } });
   });
 
   it('KIM: a Runtime field KIM does not know is refused by its types', async () => {

@@ -87,10 +87,11 @@ export interface Responses {
 }
 
 /**
- * KIM's entry against kyma-fleet's, by the name rule: KIM's Secret name of the Runtime item with uid U
- * corresponds to kyma-fleet's secretReferenceName of the cache with U's upstream (one to one); KIM's
- * names are replaced accordingly, then the providerConfigs must be equal after strict decoding
- * (semantic equality) and spec.resources equal as sets.
+ * KIM's entry against kyma-fleet's, by the name rule: KIM's Secret for the Runtime item with uid U is
+ * its copy of the runtime's Secret S the item names; kyma-fleet's cache with U's upstream must
+ * reference S, and KIM's name corresponds to S. KIM's names are replaced accordingly, then the
+ * providerConfigs must be equal after strict decoding (semantic equality) and spec.resources equal as
+ * sets. Details: docs/testing.md, "The name rule".
  */
 export interface KIMComparison {
   equal: boolean;

@@ -203,10 +203,11 @@ func kimSecretNames(rt imv1.Runtime, kimExt *gardener.Extension) map[string]stri
 }
 
 // compareWithRendered applies the name rule and compares KIM's entry and resources with the rendered
-// ones. The rule: for every Runtime item with a secretReferenceName, the Secret name KIM gives that
-// item (found through its uid) corresponds to the secretReferenceName kyma-fleet renders for the cache
-// of the same upstream in garden/; the correspondence must be one-to-one. KIM's names are replaced by
-// the corresponding rendered names in KIM's entry and resources, and then both must be equal:
+// ones. The rule: for every Runtime item with a secretReferenceName S, KIM references a Garden Secret
+// of its own (its copy of the runtime's Secret S, found through the item's uid); kyma-fleet must
+// reference S itself for the cache of the same upstream in garden/. KIM's names are replaced by the
+// corresponding rendered names in KIM's entry and resources (caches sharing S then share one name, as
+// KIM's copies of S are equal), and then both must be equal:
 // providerConfigs equal after strict decoding with the extension's codec (semantic equality, as the
 // extension's validator compares old and new configs), and spec.resources equal as sets.
 func compareWithRendered(rt imv1.Runtime, kimExt *gardener.Extension, kimResources []gardener.NamedResourceReference, rendered *gardener.Shoot) map[string]any {
@@ -219,24 +220,25 @@ func compareWithRendered(rt imv1.Runtime, kimExt *gardener.Extension, kimResourc
 		renderedByUpstream[c.Upstream] = c
 	}
 	nameMap := map[string]string{}
-	usedRendered := map[string]string{}
 	for uid, kimName := range kimSecretNames(rt, kimExt) {
-		upstream := ""
-		for _, item := range rt.Spec.Caching {
-			if item.UID == uid {
-				upstream = item.Config.Upstream
+		var item *imv1.ImageRegistryCache
+		for i := range rt.Spec.Caching {
+			if rt.Spec.Caching[i].UID == uid {
+				item = &rt.Spec.Caching[i]
 			}
 		}
+		upstream := item.Config.Upstream
 		rc, ok := renderedByUpstream[upstream]
 		if !ok || rc.SecretReferenceName == nil {
 			differences = append(differences, fmt.Sprintf("cache %q: KIM references Secret %q, kyma-fleet renders no secretReferenceName", upstream, kimName))
 			continue
 		}
-		if previous, taken := usedRendered[*rc.SecretReferenceName]; taken && previous != kimName {
-			differences = append(differences, fmt.Sprintf("cache %q: rendered Secret %q already corresponds to KIM's %q (the name rule needs a one-to-one correspondence)", upstream, *rc.SecretReferenceName, previous))
+		// KIM's Secret is its copy of the runtime's Secret the Runtime item names; kyma-fleet must
+		// reference that same Secret by its own name.
+		if source := item.Config.SecretReferenceName; source == nil || *source != *rc.SecretReferenceName {
+			differences = append(differences, fmt.Sprintf("cache %q: kyma-fleet references Secret %q, but KIM's %q is a copy of the runtime's Secret %q", upstream, *rc.SecretReferenceName, kimName, deref(source)))
 			continue
 		}
-		usedRendered[*rc.SecretReferenceName] = kimName
 		nameMap[kimName] = *rc.SecretReferenceName
 	}
 
@@ -283,12 +285,22 @@ func compareWithRendered(rt imv1.Runtime, kimExt *gardener.Extension, kimResourc
 		}
 	}
 	sort.Strings(differences)
+	if textDifferences == nil {
+		textDifferences = []string{}
+	}
 	return map[string]any{
 		"equal":           len(differences) == 0,
 		"differences":     differences,
 		"textDifferences": textDifferences,
 		"nameMap":         nameMap,
 	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func renameSecrets(raw []byte, nameMap map[string]string) ([]byte, error) {
