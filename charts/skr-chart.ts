@@ -1,12 +1,12 @@
-// What is applied to the Kyma runtime (SKR) itself: the Kyma CR kyma-system/default with the
-// fleet-managed modules, plus each enabled extension's config CRs. Lifecycle Manager treats the
-// SKR Kyma CR as the source of truth for modules, so this (not the KCP Kyma CR) is where
-// modules are enabled; it is applied server-side, so modules other actors add stay.
+// What is applied to the Kyma runtime (SKR) first: the Kyma CR kyma-system/default with the
+// fleet-managed modules. Lifecycle Manager treats the SKR Kyma CR as the source of truth for
+// modules, so this (not the KCP Kyma CR) is where modules are enabled; it is applied server-side,
+// so modules other actors add stay. The extensions' config objects go to skr-config/ (its own
+// chart): their CRDs come with the modules enabled here, so they cannot be applied together.
 
 import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { Kyma, KymaSpecModulesCustomResourcePolicy } from '../imports/operator.kyma-project.io';
-import type { ExtensionRendering } from '../src/extensions/types';
 import { PRUNE_PROTECTION } from '../src/lib/manifest';
 
 export interface KymaModuleEntry {
@@ -19,7 +19,6 @@ export interface SkrChartProps {
   readonly channel: string;
   /** Regular modules and one per enabled extension, sorted by name. */
   readonly modules: readonly KymaModuleEntry[];
-  readonly extensions: readonly ExtensionRendering[];
 }
 
 export class SkrChart extends Chart {
@@ -39,6 +38,5 @@ export class SkrChart extends Chart {
         })),
       },
     });
-    for (const e of props.extensions) e.skr?.(this);
   }
 }

@@ -11,7 +11,8 @@ import { partFiles, type PartResult } from './parallel/part';
 import { runParts, workerCount } from './parallel/pool';
 import { fleetInputDigest, runtimeInputDigest } from './render/input-digest';
 import { gitopsListFiles, runtimeGitopsFiles } from './render/gitops';
-import { renderFleet, targetsByRuntime, type UnchangedRuntime } from './render/render-fleet';
+import { renderFleet, wiringByRuntime, type UnchangedRuntime } from './render/render-fleet';
+import { type Target, TARGETS } from './render/render-runtime';
 import { diffOfChanges, type TreeDiff } from './render/tree-diff';
 import { type DistIndex, type DistSession, openDist, type Problem, readIndexBytes, type WriteResult } from './write/dist-writer';
 import { indexTextDigest, type IndexView, parseIndex } from './write/index-file';
@@ -92,6 +93,8 @@ interface RuntimeEntry {
   readonly kept: boolean;
   /** Rendered in a part, which also wrote its own GitOps files into the staging tree. */
   readonly gitopsStaged?: boolean;
+  /** Rendered in this thread: the CRDs its skr-config/ needs, for its own GitOps files (RuntimeWiring). */
+  readonly waitFor?: readonly string[];
 }
 
 /** What the input side of a synth produced: a valid model, the diagnostics and every runtime. */
@@ -193,14 +196,15 @@ function run(options: SynthOptions, preview: boolean): DiffResult {
   for (const e of entries) {
     const { name, runtimeID } = e.record.identity;
     if (!e.kept) {
-      unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops: e.gitopsStaged === true });
+      unchanged.set(name, { runtimeID, targets: e.record.targets, waitFor: e.waitFor ?? [], keepGitops: e.gitopsStaged === true });
       continue;
     }
-    const wiring = { name, runtimeID, targets: e.record.targets };
-    const gitopsFiles = trusted?.gitops === gitopsJson ? runtimeGitopsFiles(wiring, model.options.gitops) : [];
-    const keepGitops = gitopsFiles.length > 0 && gitopsFiles.every((rel) => previousView!.find(rel) >= 0);
-    if (keepGitops) keptFiles.push(...gitopsFiles);
-    unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops });
+    const gitopsFiles = runtimeGitopsFiles({ name, runtimeID, targets: e.record.targets }, model.options.gitops);
+    // Its own GitOps files stay as they are; they depend on what only its render knows (the CRDs
+    // its skr-config/ needs), so where they cannot stay, everything is done anew.
+    if (gitopsFiles.length > 0 && !(trusted?.gitops === gitopsJson && gitopsFiles.every((rel) => previousView!.find(rel) >= 0))) return redo();
+    keptFiles.push(...gitopsFiles);
+    unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops: gitopsFiles.length > 0 });
   }
 
   // The GitOps lists name every runtime and its targets: while those and the GitOps options are the
@@ -254,10 +258,14 @@ function run(options: SynthOptions, preview: boolean): DiffResult {
 
 /** True when the runtimes (by name) and their sets of targets are exactly those the record lists. */
 function sameWiring(entries: readonly RuntimeEntry[], record: RunRecord): boolean {
-  // A set of targets as bits (the targets are skr, kcp and garden), a mismatch for anything else.
+  // A set of targets as bits (one per target of TARGETS), a mismatch for anything else.
+  const unknown = 1 << TARGETS.length;
   const bits = (targets: readonly string[]): number => {
     let b = 0;
-    for (const t of targets) b |= t === 'skr' ? 1 : t === 'kcp' ? 2 : t === 'garden' ? 4 : 8;
+    for (const t of targets) {
+      const i = TARGETS.indexOf(t as Target);
+      b |= i < 0 ? unknown : 1 << i;
+    }
     return b;
   };
   const before = new Map<string, number>();
@@ -265,7 +273,7 @@ function sameWiring(entries: readonly RuntimeEntry[], record: RunRecord): boolea
   if (before.size !== entries.length) return false;
   return entries.every((e) => {
     const b = before.get(e.record.identity.name);
-    return b !== undefined && b < 8 && b === bits(e.record.targets);
+    return b !== undefined && b < unknown && b === bits(e.record.targets);
   });
 }
 
@@ -396,7 +404,7 @@ function gatherSequential(
   });
   const toRender = checked.runtimes.filter((r) => !isUnchanged(model, r));
   const rendered = renderFleet(model, toRender, undefined, new Map(), false);
-  const targets = targetsByRuntime(rendered.files.keys());
+  const wired = wiringByRuntime(rendered.files.keys());
   for (const r of checked.runtimes) {
     const loaded = checked.runtimeFiles.get(r.runtime.file);
     if (!loaded) continue;
@@ -405,13 +413,14 @@ function gatherSequential(
     entries.push({
       relPath: loaded.relPath,
       kept,
+      ...(kept ? {} : { waitFor: wired.get(r.runtime.name)?.waitFor ?? [] }),
       record: {
         digest: loaded.digest,
         ...(loaded.stamp === undefined ? {} : { stamp: loaded.stamp }),
         identity,
         diagnostics: recordedDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
         input: inputOf(model, r),
-        targets: kept ? byName.get(r.runtime.name)!.targets : (targets.get(r.runtime.name) ?? []),
+        targets: kept ? byName.get(r.runtime.name)!.targets : (wired.get(r.runtime.name)?.targets ?? []),
       },
     });
   }

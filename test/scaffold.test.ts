@@ -51,8 +51,19 @@ function workflowSteps(text: string): WorkflowStep[] {
 /** Checks the CI workflow: triggers, permissions and the steps of the contract, in order. */
 function expectWorkflow(text: string): void {
   const wf = parseYaml(text) as Record<string, any>;
-  expect(Object.keys(wf.on)).toEqual(['pull_request']);
+  expect(Object.keys(wf.on)).toEqual(['pull_request', 'push']);
+  expect(wf.on.push).toEqual({ branches: ['main'] });
   expect(wf.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
+  // Pull requests: the review job, with a dry run of apply garden; a merge to main: apply garden.
+  expect(wf.jobs.fleet.if).toContain("github.event_name == 'pull_request'");
+  expect(wf.jobs.fleet.steps.at(-1).run).toMatch(/npx kyma-fleet apply garden --dry-run --kubeconfig "\$RUNNER_TEMP\/garden.yaml" --garden-context garden/);
+  expect(wf.jobs.garden.if).toContain("github.event_name == 'push'");
+  expect(wf.jobs.garden.permissions).toEqual({ contents: 'write' });
+  expect(wf.jobs.garden.concurrency).toEqual({ group: 'kyma-fleet-garden', 'cancel-in-progress': false });
+  const gardenRuns = (wf.jobs.garden.steps as WorkflowStep[]).map((st) => st.run ?? '').join('\n');
+  expect(gardenRuns).toMatch(/npx kyma-fleet apply garden --kubeconfig "\$RUNNER_TEMP\/garden.yaml" --garden-context garden\n/);
+  expect(gardenRuns).not.toContain('--dry-run');
+  expect(gardenRuns).toContain('git add fleet/status/garden-apply.json');
   const steps = workflowSteps(text);
   const index = (pred: (s: WorkflowStep) => boolean, what: string): number => {
     const i = steps.findIndex(pred);

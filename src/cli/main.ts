@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode } from '../lib/diagnostics';
 import { packageVersion } from '../lib/version';
+import { applyCommand } from './commands/apply';
 import { diffCommand } from './commands/diff';
 import { explainCommand } from './commands/explain';
 import { initCommand } from './commands/init';
@@ -29,6 +30,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
   program.addCommand(diffCommand(streams, setExit));
   program.addCommand(explainCommand(streams, setExit));
   program.addCommand(statusCommand(streams, setExit));
+  program.addCommand(applyCommand(streams, setExit));
   program.addCommand(initCommand(streams, setExit));
   program.addCommand(newCommand(streams, setExit));
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: streams.out, writeErr: streams.err });

@@ -35,3 +35,22 @@ export function cacheDirFor(flags: { cache?: boolean }, cwd: string, env: NodeJS
   if (flags.cache === false || env.KYMA_FLEET_NO_CACHE === '1') return undefined;
   return defaultCacheDir(cwd, env);
 }
+
+/** --concurrency of the live cluster commands: a whole number from 1 to 256, or the default. */
+export function concurrencyOption(value: string | undefined, dflt: number): number {
+  if (value === undefined) return dflt;
+  if (!/^[0-9]{1,4}$/.test(value) || Number(value) < 1 || Number(value) > 256) {
+    throw new UsageError(`--concurrency must be a whole number from 1 to 256 (got ${JSON.stringify(value)})`);
+  }
+  return Number(value);
+}
+
+/** --timeout of the live cluster commands, in seconds (above 0, at most an hour), as milliseconds. */
+export function timeoutOption(value: string | undefined, dfltSeconds: number): number {
+  if (value === undefined) return dfltSeconds * 1000;
+  const t = Number(value);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(value) || !(t > 0) || t > 3600) {
+    throw new UsageError(`--timeout must be a number of seconds above 0 and at most 3600 (got ${JSON.stringify(value)})`);
+  }
+  return Math.round(t * 1000);
+}

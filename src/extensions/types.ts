@@ -83,10 +83,13 @@ export interface RenderInput<State> {
   readonly env: RuleEnvironment<State>;
 }
 
-/** One extension's share of a runtime's manifests, across the three apply targets. */
+/** One extension's share of a runtime's manifests, across the apply targets. */
 export interface ExtensionRendering {
-  /** Adds the extension's objects for the Kyma runtime (config CRs, ConfigMaps) to the SKR chart. */
-  readonly skr?: (scope: Construct) => void;
+  /**
+   * Adds the extension's config objects for the Kyma runtime (config CRs, ConfigMaps) to the
+   * skr-config chart: applied after skr/ (the Kyma CR whose modules install their CRDs).
+   */
+  readonly skrConfig?: (scope: Construct) => void;
   /** Fields of the KIM Runtime CR's spec this extension owns (e.g. imageRegistryCache). */
   readonly runtimeSpec?: Readonly<Record<string, unknown>>;
   /** The Shoot spec.extensions entry (type is added by the renderer); undefined writes none. */
@@ -102,10 +105,22 @@ export interface ExtensionPlugin<State = unknown> {
   readonly description: string;
   /** Type of the Gardener Shoot extension, e.g. 'registry-cache' or 'shoot-falco-service'. */
   readonly shootExtensionType: string;
+  /**
+   * Who writes this extension's Shoot entry: 'kim' when KIM derives it from the Runtime CR (the
+   * fleet renders it for review and drift detection only); absent when `kyma-fleet apply garden`
+   * writes it (KIM keeps Shoot entries of types it does not manage).
+   */
+  readonly shootEntryWrittenBy?: 'kim';
   /** Kyma module that an enabled extension adds to the Kyma CR (the Fleet may rename or omit it). */
   readonly defaultModuleName: string;
   /** Schema of `extensions.<name>` in one layer. Every field optional; includes `enabled`. */
   readonly schema: JsonSchema;
+  /**
+   * The CRDs that the kinds of this extension's skr-config objects need, by kind (e.g.
+   * RegistryCacheConfig -> registrycacheconfigs.core.kyma-project.io). The SKR apply waits for them
+   * (Flux health checks) before the config objects are applied. Core kinds (ConfigMap) need none.
+   */
+  readonly skrConfigCrds?: Readonly<Record<string, string>>;
   /** Extra fleet-wide options this extension adds under `Fleet.spec` (property name -> schema). */
   readonly fleetOptions?: Readonly<Record<string, JsonSchema>>;
   /**
@@ -139,12 +154,12 @@ export interface ExtensionPlugin<State = unknown> {
   ): void;
   /**
    * The manifest kinds validateTransition reads from the previous render: only their files
-   * (`<kind>-<name>.yaml`) are read and parsed. The whole skr/ folder when absent.
+   * (`<kind>-<name>.yaml`) are read and parsed. The whole skr-config/ folder when absent.
    */
   readonly transitionKinds?: readonly string[];
   /**
    * Rules about changing from the previous render to this one (immutable fields), for an enabled
-   * extension. `previous` holds the runtime's manifests of the last synth's skr/ folder (of the
+   * extension. `previous` holds the runtime's manifests of the last synth's skr-config/ folder (of the
    * transitionKinds, when given; empty on the first render). Paths index keyed lists by position,
    * as in validateResolved.
    */

@@ -1,5 +1,6 @@
-// Reads the previous render (a runtime's skr/ folder in an existing dist/) for transition rules
-// such as "a cache's volume size is immutable". I/O at the edge of validation, lazily per runtime;
+// Reads the previous render (a runtime's skr-config/ folder in an existing dist/, and its skr/
+// folder, where a dist/ rendered before the two-step SKR layout kept the config objects) for
+// transition rules such as "a cache's volume size is immutable". I/O at the edge of validation, lazily per runtime;
 // an absent or foreign dist/ simply means "no previous render". Only files the index lists are read.
 
 import * as fs from 'node:fs';
@@ -9,6 +10,9 @@ import { type HashLookup, readIndexLookup } from '../write/index-file';
 import { fastParseYaml } from './fast-yaml';
 
 export type PreviousManifests = (runtimeName: string, kinds?: readonly string[]) => readonly Record<string, unknown>[] | undefined;
+
+/** Where a runtime's config objects are (skr-config/), or were before the two-step SKR layout (skr/). */
+const CONFIG_FOLDERS = ['skr-config', 'skr'] as const;
 
 const PARSE_OPTIONS = { version: '1.2', schema: 'core', maxAliasCount: 0, uniqueKeys: true } as const;
 
@@ -21,19 +25,24 @@ export function previousRenderReader(outDir: string, readIndex: () => HashLookup
   return (name, kinds) => {
     if (index === null) index = readIndex();
     if (!index) return undefined;
-    let names: string[];
-    try {
-      names = fs.readdirSync(path.join(outDir, 'runtimes', name, 'skr'));
-    } catch {
-      return undefined;
-    }
     // Manifest files are named <kind>-<name>.yaml: only the kinds asked for are read and parsed.
     const prefixes = kinds?.map((k) => `${k.toLowerCase()}-`);
-    const files = names
-      .filter((n) => prefixes === undefined || prefixes.some((p) => n.startsWith(p)))
-      .sort()
-      .map((n) => `runtimes/${name}/skr/${n}`)
-      .filter((rel) => /\.yaml$/.test(rel) && !rel.endsWith('/kustomization.yaml') && index!.hashOf(rel) !== undefined);
+    const files: string[] = [];
+    for (const folder of CONFIG_FOLDERS) {
+      let names: string[];
+      try {
+        names = fs.readdirSync(path.join(outDir, 'runtimes', name, folder));
+      } catch {
+        continue;
+      }
+      files.push(
+        ...names
+          .filter((n) => prefixes === undefined || prefixes.some((p) => n.startsWith(p)))
+          .sort()
+          .map((n) => `runtimes/${name}/${folder}/${n}`)
+          .filter((rel) => /\.yaml$/.test(rel) && !rel.endsWith('/kustomization.yaml') && index!.hashOf(rel) !== undefined),
+      );
+    }
     if (files.length === 0) return undefined;
     const out: Record<string, unknown>[] = [];
     for (const rel of files) {

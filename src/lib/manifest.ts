@@ -7,6 +7,16 @@ export const PRUNE_PROTECTION: Readonly<Record<string, string>> = {
   'kustomize.toolkit.fluxcd.io/prune': 'disabled',
 };
 
+/**
+ * On every object of skr-config/: Argo CD applies them after the objects of earlier waves and does
+ * not dry-run a kind whose CRD the module enabled in skr/ has not installed yet (the Application
+ * retries until it has). Flux orders the two folders with dependsOn and health checks instead.
+ */
+export const SKR_CONFIG_ANNOTATIONS: Readonly<Record<string, string>> = {
+  'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true',
+  'argocd.argoproj.io/sync-wave': '1',
+};
+
 /** On objects the fleet owns entirely (not on fragments of objects KIM, KEB or KLM own). */
 export const OWNED_LABELS: Readonly<Record<string, string>> = {
   'app.kubernetes.io/managed-by': 'kyma-fleet',

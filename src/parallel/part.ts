@@ -13,7 +13,7 @@ import { checkFleet } from '../fleet/check';
 import { identityOf, type RuntimeIdentity } from '../fleet/model';
 import { type Diagnostic, normalizeDiagnostics } from '../lib/diagnostics';
 import { fleetInputDigest, runtimeInputDigest } from '../render/input-digest';
-import { ownGitopsFiles, renderFleet, targetsByRuntime } from '../render/render-fleet';
+import { ownGitopsFiles, renderFleet, wiringByRuntime } from '../render/render-fleet';
 import type { Target } from '../render/render-runtime';
 import { Stager, type StagedFile, type StagingArea, stagingIndex } from '../write/dist-writer';
 import type { HashLookup } from '../write/index-file';
@@ -175,10 +175,12 @@ function renderChunk(req: PartRequest, mine: ReadonlySet<string>, previous: Hash
     if (req.previousInputs[r.runtime.name] === input) kept.set(r.runtime.name, { runtimeID: r.runtime.runtimeID, targets: [] });
   }
   const rendered = renderFleet(model, checked.runtimes, EXTENSIONS, kept, false);
-  const targets = targetsByRuntime(rendered.files.keys());
+  const wired = wiringByRuntime(rendered.files.keys());
   // The GitOps files of each rendered runtime alone are written here too, spread over the parts;
   // the main thread renders only the lists of all runtimes.
-  const wiring = checked.runtimes.filter((r) => !kept.has(r.runtime.name)).map((r) => ({ name: r.runtime.name, runtimeID: r.runtime.runtimeID, targets: targets.get(r.runtime.name) ?? [] }));
+  const wiring = checked.runtimes
+    .filter((r) => !kept.has(r.runtime.name))
+    .map((r) => ({ name: r.runtime.name, runtimeID: r.runtime.runtimeID, targets: [], waitFor: [], ...wired.get(r.runtime.name) }));
   const gitops = ownGitopsFiles(model, wiring);
   const runtimes: PartRuntime[] = checked.runtimes.map((r) => {
     const loaded = checked.runtimeFiles.get(r.runtime.file)!;
@@ -190,7 +192,7 @@ function renderChunk(req: PartRequest, mine: ReadonlySet<string>, previous: Hash
       identity: identityOf(r.runtime),
       diagnostics: recordedDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
       input: inputs.get(r.runtime.name)!,
-      targets: targets.get(r.runtime.name) ?? [],
+      targets: wired.get(r.runtime.name)?.targets ?? [],
       kept: kept.has(r.runtime.name),
     };
   });

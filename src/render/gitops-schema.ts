@@ -25,8 +25,7 @@ export const CLUSTER_NAME_PLACEHOLDERS = ['name', 'runtimeID'] as const;
 
 /**
  * Defaults of every option that has one. `flux.namespace` defaults to the fleet's kcpNamespace
- * (resolveGitopsOptions); `argocd.repoURL` and `garden.kubeConfigSecret` have none and are
- * required when their feature is enabled.
+ * (resolveGitopsOptions); `argocd.repoURL` has none and is required when Argo CD is enabled.
  */
 export const GITOPS_DEFAULTS = {
   flux: {
@@ -44,9 +43,6 @@ export const GITOPS_DEFAULTS = {
     path: 'dist',
     skrClusterName: 'kyma-{{runtimeID}}',
     kcpCluster: 'in-cluster',
-  },
-  garden: {
-    enabled: false,
   },
 } as const;
 
@@ -179,16 +175,12 @@ export const GITOPS_OPTIONS_SCHEMA: Record<string, unknown> = {
       type: 'object',
       additionalProperties: false,
       description:
-        'Wire dist/runtimes/*/garden (the Shoot extension patches). Off by default: Shoot.spec.extensions ' +
-        'is an atomic list that KIM owns, and a second applier can wipe its entries.',
+        'No longer supported: dist/runtimes/*/garden is never wired into Flux or Argo CD. Shoot.spec.extensions ' +
+        'is an atomic list that KIM also writes, so an applier of the whole list wipes its entries; ' +
+        '`kyma-fleet apply garden` writes the fleet\'s entries by read-modify-write instead. Only `enabled: false` is accepted.',
       properties: {
-        enabled: { type: 'boolean', default: false, description: 'Wire the garden/ folders. @default false' },
-        kubeConfigSecret: str(
-          MAX_NAME_LENGTH,
-          'Flux: Secret in flux.namespace with the Gardener project kubeconfig under the key "config". ' +
-            'Argo CD: the cluster name of the Gardener project. Required when enabled.',
-          { examples: ['garden-kubeconfig'] },
-        ),
+        enabled: { type: 'boolean', description: 'Must be false (or left out): the garden/ folders are applied by `kyma-fleet apply garden`.' },
+        kubeConfigSecret: str(MAX_NAME_LENGTH, 'Unused since garden/ is applied by `kyma-fleet apply garden`; accepted so existing fleets still load.'),
       },
     },
   },
@@ -425,13 +417,12 @@ export function gitopsOptionProblems(options: unknown): GitopsOptionProblem[] {
 
   const garden = isRec(options.garden) ? options.garden : undefined;
   if (garden) {
-    if (typeof garden.kubeConfigSecret === 'string') {
-      check(['garden', 'kubeConfigSecret'], garden.kubeConfigSecret, subdomain, 'E_GITOPS_NAME');
-    } else if (garden.enabled === true && garden.kubeConfigSecret === undefined) {
+    if (garden.enabled === true) {
       out.push([
-        ['gitops', 'garden', 'kubeConfigSecret'],
-        'E_GITOPS_REQUIRED',
-        'is required when garden.enabled is true: the Secret (Flux) or cluster name (Argo CD) of the Gardener project kubeconfig',
+        ['gitops', 'garden', 'enabled'],
+        'E_GITOPS_GARDEN',
+        'is no longer supported: Flux or Argo CD would replace the whole Shoot spec.extensions list, which KIM also writes; ' +
+          'remove it and run `kyma-fleet apply garden`, which writes only the fleet\'s entries (docs/applying.md)',
       ]);
     }
   }

@@ -10,10 +10,24 @@
 // docs/spec/v1/kustomizations.md):
 // - Required fields interval, prune and sourceRef{kind,name} are always set; path points at
 //   <flux.path>/runtimes/<name>/<target>.
-// - kcp/ applies to the cluster Flux runs in (the Kyma Control Plane). skr/ goes through
-//   kubeConfig.secretRef {name: kubeconfig-<runtimeID lowercase>, key: config}: the Secret KIM
-//   writes in the KCP namespace (kyma-gardener-apis §2.2). The key must be given: Flux reads
+// - kcp/ applies to the cluster Flux runs in (the Kyma Control Plane). skr/ and skr-config/ go
+//   through kubeConfig.secretRef {name: kubeconfig-<runtimeID lowercase>, key: config}: the Secret
+//   KIM writes in the KCP namespace (kyma-gardener-apis §2.2). The key must be given: Flux reads
 //   `value` or `value.yaml` by default. The Secret must be in the Kustomization's namespace.
+// - The SKR in two steps (fleet-operations.md §2): Flux dry-runs every object of a Kustomization
+//   before applying any, and the config CRs' CRDs come with the modules the Kyma CR enables. So
+//   `<runtime>-skr-config` dependsOn `<runtime>-skr`, and `<runtime>-skr` is Ready only once the
+//   CRDs the config objects need are Established (healthChecks). `<runtime>-skr` never prunes: it
+//   holds only the Kyma CR, which is prune-protected anyway, and an object that moves from skr/ to
+//   skr-config/ (the upgrade to this layout) must be adopted by the new Kustomization, not deleted
+//   by the old one before the new one applies it.
+// - The SKR in two steps (fleet-operations.md §2): Flux dry-runs every object of a Kustomization
+//   before applying any, and the config CRs' CRDs come with the modules the Kyma CR enables. So
+//   `<runtime>-skr-config` dependsOn `<runtime>-skr`, and `<runtime>-skr` is Ready only once the
+//   CRDs the config objects need are Established (healthChecks). `<runtime>-skr` never prunes: it
+//   holds only the Kyma CR, which is prune-protected anyway, and an object that moves from skr/ to
+//   skr-config/ (the upgrade to this layout) must be adopted by the new Kustomization, not deleted
+//   by the old one before the new one applies it.
 // - No spec.postBuild: Flux substitutes ${var} only when postBuild defines a variable or source
 //   ("Substitution of variables only happens if at least a single variable or resource to
 //   substitute from is defined"), so user strings in dist/ reach the clusters verbatim (H50,
@@ -22,7 +36,9 @@
 //   the Kustomization is deleted and prune is true, i.e. when a runtime leaves the fleet and the
 //   bootstrap Kustomization prunes its children. Removing a runtime must orphan, not deprovision
 //   (H53); the same holds when a Kustomization is renamed.
-// - garden/ Kustomizations never prune: the folder holds a fragment of a KIM-owned Shoot.
+// - garden/ is never wired: Shoot.spec.extensions is an atomic list KIM also writes, so an applier
+//   of the whole list would wipe KIM's entries. `kyma-fleet apply garden` writes the fleet's entries
+//   by read-modify-write instead.
 //
 // Argo CD (argoproj.io/v1alpha1 ApplicationSet, fields checked against
 // https://argo-cd.readthedocs.io/en/stable/operator-manual/applicationset/applicationset-specification/,
@@ -38,7 +54,9 @@
 //   resources-finalizer, so deleting a runtime's JSON file (or the ApplicationSet) deletes the
 //   Application but never the objects it synced.
 // - Applications sync with ServerSideApply=true (the Kyma CR is a shared object) and
-//   CreateNamespace=false, automated with selfHeal; prune except for garden/.
+//   CreateNamespace=false, automated with selfHeal; prune except for skr/ (as for Flux). The
+//   skr-config/ objects carry SkipDryRunOnMissingResource=true and sync wave 1 (lib/manifest.ts), and
+//   their Applications retry without limit, so they go in once the module has installed the CRD.
 //
 // Names (Flux Kustomizations and Argo CD Applications): `<name>-<target>` when that fits in 63
 // characters, else `<first characters of name>-<8 hex of sha256(name)>-<target>`, exactly 63
@@ -59,8 +77,11 @@ export {
   type SourceKind,
 } from './gitops-schema';
 
-export type GitopsTarget = 'skr' | 'kcp' | 'garden';
-export const GITOPS_TARGETS: readonly GitopsTarget[] = ['skr', 'kcp', 'garden'];
+/** The target folders of a runtime (render-runtime.ts Target); garden/ is never wired. */
+export type GitopsTarget = 'skr' | 'skr-config' | 'kcp' | 'garden';
+export const GITOPS_TARGETS: readonly GitopsTarget[] = ['skr', 'skr-config', 'kcp', 'garden'];
+/** The targets Flux and Argo CD apply. */
+const WIRED_TARGETS: readonly GitopsTarget[] = ['skr', 'skr-config', 'kcp'];
 
 /** `Fleet.spec.gitops` with every default applied. Optional fields stay unset when not written. */
 export interface GitopsOptions {
@@ -87,19 +108,16 @@ export interface GitopsOptions {
     readonly skrClusterName: string;
     readonly kcpCluster: string;
   };
-  readonly garden: {
-    readonly enabled: boolean;
-    /** Required when enabled. */
-    readonly kubeConfigSecret?: string;
-  };
 }
 
 export interface GitopsRuntime {
   /** metadata.name of the KymaRuntime: the folder name under dist/runtimes/. */
   readonly name: string;
   readonly runtimeID: string;
-  /** The target folders written for this runtime. garden is wired only when garden.enabled. */
+  /** The target folders written for this runtime. */
   readonly targets: ReadonlyArray<GitopsTarget>;
+  /** The CRDs the objects of its skr-config/ need (names, sorted): what `<runtime>-skr` waits for. */
+  readonly waitFor?: readonly string[];
 }
 
 type Rec = Record<string, unknown>;
@@ -125,7 +143,6 @@ export function resolveGitopsOptions(written: unknown, kcpNamespace: string): Gi
   const w = isRec(written) ? written : {};
   const f = isRec(w.flux) ? w.flux : {};
   const a = isRec(w.argocd) ? w.argocd : {};
-  const g = isRec(w.garden) ? w.garden : {};
   const d = GITOPS_DEFAULTS;
 
   const src = isRec(f.sourceRef) ? f.sourceRef : undefined;
@@ -141,7 +158,6 @@ export function resolveGitopsOptions(written: unknown, kcpNamespace: string): Gi
   const retryInterval = optString(f.retryInterval);
   const timeout = optString(f.timeout);
   const repoURL = optString(a.repoURL);
-  const kubeConfigSecret = optString(g.kubeConfigSecret);
   return {
     flux: {
       enabled: typeof f.enabled === 'boolean' ? f.enabled : d.flux.enabled,
@@ -162,10 +178,6 @@ export function resolveGitopsOptions(written: unknown, kcpNamespace: string): Gi
       path: normalizePath(optString(a.path) ?? d.argocd.path),
       skrClusterName: optString(a.skrClusterName) ?? d.argocd.skrClusterName,
       kcpCluster: optString(a.kcpCluster) ?? d.argocd.kcpCluster,
-    },
-    garden: {
-      enabled: typeof g.enabled === 'boolean' ? g.enabled : d.garden.enabled,
-      ...(kubeConfigSecret !== undefined ? { kubeConfigSecret } : {}),
     },
   };
 }
@@ -195,7 +207,7 @@ export function skrKubeconfigSecretName(runtimeID: string): string {
   return `kubeconfig-${runtimeID.toLowerCase()}`;
 }
 
-/** Data key of the kubeconfig in the SKR Secret (KIM) and in the garden Secret. */
+/** Data key of the kubeconfig in the SKR Secret (KIM). */
 export const KUBECONFIG_KEY = 'config';
 
 const LABEL_RUNTIME = 'kyma-fleet.dev/runtime';
@@ -206,8 +218,8 @@ function joinPath(base: string, rest: string, rootPrefix: './' | ''): string {
   return base === '.' ? `${rootPrefix}${rest}` : `${base}/${rest}`;
 }
 
-function wiredTargets(runtime: GitopsRuntime, options: GitopsOptions): GitopsTarget[] {
-  return GITOPS_TARGETS.filter((t) => runtime.targets.includes(t) && (t !== 'garden' || options.garden.enabled));
+function wiredTargets(runtime: GitopsRuntime): GitopsTarget[] {
+  return WIRED_TARGETS.filter((t) => runtime.targets.includes(t));
 }
 
 function checkRuntimes(runtimes: readonly GitopsRuntime[]): GitopsRuntime[] {
@@ -239,13 +251,16 @@ function fluxKustomization(runtime: GitopsRuntime, target: GitopsTarget, options
   if (flux.timeout !== undefined) spec.timeout = flux.timeout;
   spec.sourceRef = { ...flux.sourceRef };
   spec.path = joinPath(flux.path, `runtimes/${runtime.name}/${target}`, './');
-  spec.prune = target === 'garden' ? false : flux.prune;
+  spec.prune = target === 'skr' ? false : flux.prune;
   spec.deletionPolicy = 'Orphan';
-  if (target === 'skr') {
+  if (target === 'skr' || target === 'skr-config') {
     spec.kubeConfig = { secretRef: { name: skrKubeconfigSecretName(runtime.runtimeID), key: KUBECONFIG_KEY } };
-  } else if (target === 'garden') {
-    spec.kubeConfig = { secretRef: { name: requireGardenSecret(options), key: KUBECONFIG_KEY } };
   }
+  const waitFor = runtime.targets.includes('skr-config') ? (runtime.waitFor ?? []) : [];
+  if (target === 'skr' && waitFor.length > 0) {
+    spec.healthChecks = waitFor.map((name) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name }));
+  }
+  if (target === 'skr-config') spec.dependsOn = [{ name: gitopsObjectName(runtime.name, 'skr') }];
   return {
     apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
     kind: 'Kustomization',
@@ -258,23 +273,22 @@ function fluxKustomization(runtime: GitopsRuntime, target: GitopsTarget, options
   };
 }
 
-function requireGardenSecret(options: GitopsOptions): string {
-  const s = options.garden.kubeConfigSecret;
-  if (s === undefined) throw new Error('renderGitops: garden.enabled needs garden.kubeConfigSecret (gitopsOptionProblems reports it)');
-  return s;
-}
-
-/** Parameter of the generator JSON that holds the Application name of a target. */
+/** Parameter of the generator JSON that holds the Application name of a target (a Go template identifier). */
 function appParam(target: GitopsTarget): string {
-  return `${target}App`;
+  return `${target.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}App`;
 }
 
 function applicationSet(target: GitopsTarget, options: GitopsOptions): Rec {
   const argo = options.argocd;
   const repoURL = argo.repoURL;
   if (repoURL === undefined) throw new Error('renderGitops: argocd.enabled needs argocd.repoURL (gitopsOptionProblems reports it)');
-  const destination =
-    target === 'skr' ? '{{.skrCluster}}' : target === 'kcp' ? '{{.kcpCluster}}' : requireGardenSecret(options);
+  const destination = target === 'kcp' ? '{{.kcpCluster}}' : '{{.skrCluster}}';
+  const syncPolicy: Rec = {
+    automated: { prune: target !== 'skr', selfHeal: true },
+    syncOptions: ['ServerSideApply=true', 'CreateNamespace=false'],
+  };
+  // Until the module enabled in skr/ has installed the CRD, the apply of a config object fails: retry.
+  if (target === 'skr-config') syncPolicy.retry = { limit: -1, backoff: { duration: '30s', factor: 2, maxDuration: '10m' } };
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'ApplicationSet',
@@ -310,10 +324,7 @@ function applicationSet(target: GitopsTarget, options: GitopsOptions): Rec {
             path: joinPath(argo.path, `runtimes/{{.name}}/${target}`, ''),
           },
           destination: { name: destination },
-          syncPolicy: {
-            automated: { prune: target !== 'garden', selfHeal: true },
-            syncOptions: ['ServerSideApply=true', 'CreateNamespace=false'],
-          },
+          syncPolicy,
         },
       },
     },
@@ -328,13 +339,13 @@ function argoRuntimeData(runtime: GitopsRuntime, targets: readonly GitopsTarget[
   }
   // Keys in code-point order, so a writer that sorts keys changes nothing.
   const data: Rec = {};
-  if (targets.includes('garden')) data.gardenApp = gitopsObjectName(runtime.name, 'garden');
   if (targets.includes('kcp')) data.kcpApp = gitopsObjectName(runtime.name, 'kcp');
   data.kcpCluster = options.argocd.kcpCluster;
   data.name = runtime.name;
   data.runtimeID = runtime.runtimeID.toLowerCase();
   if (targets.includes('skr')) data.skrApp = gitopsObjectName(runtime.name, 'skr');
   data.skrCluster = skrCluster;
+  if (targets.includes('skr-config')) data.skrConfigApp = gitopsObjectName(runtime.name, 'skr-config');
   return data;
 }
 
@@ -347,7 +358,7 @@ export function gitopsListFiles(options: GitopsOptions): string[] {
   const out: string[] = [];
   if (options.flux.enabled) out.push('gitops/flux/kustomization.yaml');
   if (options.argocd.enabled) {
-    for (const t of GITOPS_TARGETS.filter((x) => x !== 'garden' || options.garden.enabled)) out.push(`gitops/argocd/applicationset-${t}.yaml`);
+    for (const t of WIRED_TARGETS) out.push(`gitops/argocd/applicationset-${t}.yaml`);
     out.push('gitops/argocd/kustomization.yaml');
   }
   return out.sort(cmp);
@@ -357,7 +368,7 @@ export function gitopsListFiles(options: GitopsOptions): string[] {
 function ownFiles(runtimes: readonly GitopsRuntime[], options: GitopsOptions): [string, Rec][] {
   const files: [string, Rec][] = [];
   for (const r of checkRuntimes(runtimes)) {
-    const wired = wiredTargets(r, options);
+    const wired = wiredTargets(r);
     if (options.flux.enabled) for (const t of wired) files.push([`gitops/flux/${r.name}-${t}.yaml`, fluxKustomization(r, t, options)]);
     if (options.argocd.enabled) files.push([`gitops/argocd/runtimes/${r.name}.json`, argoRuntimeData(r, wired, options)]);
   }
@@ -370,7 +381,7 @@ function ownFiles(runtimes: readonly GitopsRuntime[], options: GitopsOptions): [
  */
 export function runtimeGitopsFiles(runtime: GitopsRuntime, options: GitopsOptions): string[] {
   const out: string[] = [];
-  if (options.flux.enabled) for (const t of wiredTargets(runtime, options)) out.push(`gitops/flux/${runtime.name}-${t}.yaml`);
+  if (options.flux.enabled) for (const t of wiredTargets(runtime)) out.push(`gitops/flux/${runtime.name}-${t}.yaml`);
   if (options.argocd.enabled) out.push(`gitops/argocd/runtimes/${runtime.name}.json`);
   return out;
 }
@@ -404,7 +415,7 @@ function listFiles(runtimes: readonly GitopsRuntime[], options: GitopsOptions): 
     const names = new Map<string, string>();
     const listed: string[] = [];
     for (const r of sorted) {
-      for (const t of wiredTargets(r, options)) {
+      for (const t of wiredTargets(r)) {
         const name = gitopsObjectName(r.name, t);
         const other = names.get(name);
         if (other !== undefined) throw new Error(`renderGitops: Kustomization name ${name} is shared by ${other} and ${r.name}/${t}`);
@@ -416,10 +427,9 @@ function listFiles(runtimes: readonly GitopsRuntime[], options: GitopsOptions): 
   }
 
   if (options.argocd.enabled) {
-    const targets = GITOPS_TARGETS.filter((t) => t !== 'garden' || options.garden.enabled);
     const appNames = new Map<string, string>();
     for (const r of sorted) {
-      for (const t of wiredTargets(r, options)) {
+      for (const t of wiredTargets(r)) {
         const name = gitopsObjectName(r.name, t);
         const other = appNames.get(name);
         if (other !== undefined) throw new Error(`renderGitops: Application name ${name} is shared by ${other} and ${r.name}/${t}`);
@@ -427,7 +437,7 @@ function listFiles(runtimes: readonly GitopsRuntime[], options: GitopsOptions): 
       }
     }
     const listed: string[] = [];
-    for (const t of targets) {
+    for (const t of WIRED_TARGETS) {
       const file = `applicationset-${t}.yaml`;
       listed.push(file);
       files.push([`gitops/argocd/${file}`, applicationSet(t, options)]);

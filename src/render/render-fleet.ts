@@ -6,7 +6,7 @@ import type { ExtensionPlugin } from '../extensions/types';
 import { cmp } from '../lib/diagnostics';
 import type { FleetModel } from '../fleet/model';
 import type { ResolvedRuntime } from '../fleet/resolve';
-import { renderGitops, runtimeGitopsFiles } from './gitops';
+import { type GitopsRuntime, renderGitops, runtimeGitopsFiles } from './gitops';
 import { type Manifest, renderRuntime, type Target, TARGETS } from './render-runtime';
 import { kustomizationFile, manifestFile } from './serialize';
 
@@ -14,6 +14,8 @@ import { kustomizationFile, manifestFile } from './serialize';
 export interface UnchangedRuntime {
   readonly runtimeID: string;
   readonly targets: readonly Target[];
+  /** The CRDs its skr-config/ needs (RuntimeWiring); needed only when its own GitOps files are rendered. */
+  readonly waitFor?: readonly string[];
   /** Its own GitOps files (runtimeGitopsFiles) are not rendered: they stay as dist/ has them (the GitOps options did not change), or a part wrote them. */
   readonly keepGitops?: boolean;
 }
@@ -25,17 +27,46 @@ export interface RenderedFleet {
   readonly runtimes: readonly string[];
 }
 
-/** The target folders of each runtime among dist-relative paths (runtimes/<name>/<target>/...), by runtime name. */
-export function targetsByRuntime(paths: Iterable<string>): Map<string, Target[]> {
-  const found = new Map<string, Set<string>>();
-  for (const rel of paths) {
-    const m = /^runtimes\/([^/]+)\/([^/]+)\//.exec(rel);
-    if (!m) continue;
-    const set = found.get(m[1]!) ?? new Set<string>();
-    set.add(m[2]!);
-    found.set(m[1]!, set);
+/** What the GitOps wiring of a runtime depends on besides its identity. */
+export interface RuntimeWiring {
+  readonly targets: Target[];
+  /** The CRDs its skr-config/ objects need (sorted): what Flux waits for before applying them. */
+  readonly waitFor: string[];
+}
+
+/** CRD names by the file-name prefix of a manifest (`<kind lowercased>-<name>.yaml`), from the extensions. */
+function crdsByFilePrefix(extensions: readonly ExtensionPlugin<any>[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of extensions) for (const [kind, crd] of Object.entries(e.skrConfigCrds ?? {})) out.set(kind.toLowerCase(), crd);
+  return out;
+}
+
+/** The CRDs that manifests of these kinds need (sorted, once each). */
+function crdsOfKinds(kinds: Iterable<string>, extensions: readonly ExtensionPlugin<any>[]): string[] {
+  const byPrefix = crdsByFilePrefix(extensions);
+  const out = new Set<string>();
+  for (const kind of kinds) {
+    const crd = byPrefix.get(kind.toLowerCase());
+    if (crd !== undefined) out.add(crd);
   }
-  return new Map([...found].map(([name, set]) => [name, TARGETS.filter((t) => set.has(t))]));
+  return [...out].sort(cmp);
+}
+
+/**
+ * The wiring of each runtime among dist-relative paths (runtimes/<name>/<target>/<kind>-<name>.yaml),
+ * by runtime name: its target folders, and the CRDs its skr-config/ files need.
+ */
+export function wiringByRuntime(paths: Iterable<string>, extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS): Map<string, RuntimeWiring> {
+  const found = new Map<string, { targets: Set<string>; kinds: Set<string> }>();
+  for (const rel of paths) {
+    const m = /^runtimes\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(rel);
+    if (!m) continue;
+    const entry = found.get(m[1]!) ?? { targets: new Set<string>(), kinds: new Set<string>() };
+    entry.targets.add(m[2]!);
+    if (m[2] === 'skr-config') entry.kinds.add(m[3]!.slice(0, Math.max(0, m[3]!.indexOf('-'))));
+    found.set(m[1]!, entry);
+  }
+  return new Map([...found].map(([name, e]) => [name, { targets: TARGETS.filter((t) => e.targets.has(t)), waitFor: crdsOfKinds(e.kinds, extensions) }]));
 }
 
 /** The text of a file of dist/gitops/: pretty JSON for the Argo CD generator's data, YAML otherwise. */
@@ -47,7 +78,7 @@ export function gitopsFileText(file: string, content: Record<string, unknown>): 
  * The GitOps files of these runtimes alone (runtimeGitopsFiles: their Flux Kustomizations, their Argo
  * CD generator file), without the lists of every runtime. A part renders them for its runtimes.
  */
-export function ownGitopsFiles(model: FleetModel, wiring: ReadonlyArray<{ name: string; runtimeID: string; targets: Target[] }>): Array<[string, string]> {
+export function ownGitopsFiles(model: FleetModel, wiring: ReadonlyArray<GitopsRuntime>): Array<[string, string]> {
   const own = new Set(wiring.flatMap((w) => runtimeGitopsFiles(w, model.options.gitops)));
   const out: Array<[string, string]> = [];
   for (const [file, content] of renderGitops(wiring, model.options.gitops)) if (own.has(file)) out.push([file, gitopsFileText(file, content)]);
@@ -78,16 +109,21 @@ export function renderFleet(
 ): RenderedFleet {
   const files = new Map<string, string>();
   const names: string[] = [];
-  const wiring: Array<{ name: string; runtimeID: string; targets: Target[] }> = [];
+  const wiring: GitopsRuntime[] = [];
   for (const [name, kept] of unchanged) {
     names.push(name);
-    wiring.push({ name, runtimeID: kept.runtimeID, targets: [...kept.targets] });
+    wiring.push({ name, runtimeID: kept.runtimeID, targets: [...kept.targets], waitFor: [...(kept.waitFor ?? [])] });
   }
   for (const resolved of [...runtimes].sort((a, b) => cmp(a.runtime.name, b.runtime.name))) {
     if (unchanged.has(resolved.runtime.name)) continue;
     const rendered = renderRuntime(model, resolved, extensions);
     names.push(rendered.name);
-    wiring.push({ name: rendered.name, runtimeID: resolved.runtime.runtimeID, targets: TARGETS.filter((t) => rendered.targets[t].length > 0) });
+    wiring.push({
+      name: rendered.name,
+      runtimeID: resolved.runtime.runtimeID,
+      targets: TARGETS.filter((t) => rendered.targets[t].length > 0),
+      waitFor: crdsOfKinds(rendered.targets['skr-config'].map((m) => m.kind), extensions),
+    });
     for (const target of TARGETS) {
       const manifests = rendered.targets[target];
       if (manifests.length === 0) continue;

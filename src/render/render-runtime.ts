@@ -1,4 +1,4 @@
-// Renders one resolved runtime into the manifests of its three apply targets, through cdk8s
+// Renders one resolved runtime into the manifests of its apply targets, through cdk8s
 // charts. Each runtime gets its own small App: cdk8s resolves and validates the whole app for
 // every chart it synthesises, so one App for the fleet would cost O(N²) (perf-baseline.md).
 
@@ -6,14 +6,16 @@ import { App } from 'cdk8s';
 import { GardenChart, type ShootExtensionEntry } from '../../charts/garden-chart';
 import { KcpChart } from '../../charts/kcp-chart';
 import { type KymaModuleEntry, SkrChart } from '../../charts/skr-chart';
+import { SkrConfigChart } from '../../charts/skr-config-chart';
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin, ExtensionRendering, ShootResource } from '../extensions/types';
 import { cmp } from '../lib/diagnostics';
 import type { FleetModel } from '../fleet/model';
 import type { ResolvedRuntime } from '../fleet/resolve';
 
-export type Target = 'skr' | 'kcp' | 'garden';
-export const TARGETS: readonly Target[] = ['skr', 'kcp', 'garden'];
+/** The folders of a runtime in dist/, in the order they are applied (garden/ by `kyma-fleet apply garden`). */
+export type Target = 'skr' | 'skr-config' | 'kcp' | 'garden';
+export const TARGETS: readonly Target[] = ['skr', 'skr-config', 'kcp', 'garden'];
 
 export type Manifest = Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
 
@@ -21,6 +23,8 @@ export interface RenderedRuntime {
   readonly name: string;
   /** Manifests per target; a target without manifests is not written. */
   readonly targets: Readonly<Record<Target, readonly Manifest[]>>;
+  /** Names of the garden/ Shoot's spec.resources entries each extension entry references, by extension type. */
+  readonly shootResourcesByType: Readonly<Record<string, readonly string[]>>;
 }
 
 export function renderRuntime(model: FleetModel, resolved: ResolvedRuntime, extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS): RenderedRuntime {
@@ -60,7 +64,8 @@ export function renderRuntime(model: FleetModel, resolved: ResolvedRuntime, exte
   // in one App would walk it three times.
   const app = () => new App({ outdir: '.', recordConstructMetadata: false });
   const all = renderings.map((r) => r.rendering);
-  const skr = new SkrChart(app(), 'skr', { channel: resolved.settings.channel ?? '', modules, extensions: all });
+  const skr = new SkrChart(app(), 'skr', { channel: resolved.settings.channel ?? '', modules });
+  const skrConfig = all.some((r) => r.skrConfig) ? new SkrConfigChart(app(), 'skr-config', { extensions: all }) : undefined;
   const kcp = model.options.kimRegistryCacheSync
     ? undefined
     : new KcpChart(app(), 'kcp', { runtimeID: rt.runtimeID, namespace: model.options.kcpNamespace, extensions: all });
@@ -73,10 +78,16 @@ export function renderRuntime(model: FleetModel, resolved: ResolvedRuntime, exte
           extensions: shootExtensions,
           resources: [...resources.values()].sort((a, b) => cmp(a.name, b.name)),
         });
+  const shootResourcesByType: Record<string, readonly string[]> = {};
+  for (const r of renderings) {
+    if (r.rendering.shootExtension !== undefined) shootResourcesByType[r.plugin.shootExtensionType] = (r.rendering.shootResources ?? []).map((x) => x.name).sort(cmp);
+  }
   return {
     name: rt.name,
+    shootResourcesByType,
     targets: {
       skr: skr.toJson() as Manifest[],
+      'skr-config': (skrConfig?.toJson() ?? []) as Manifest[],
       kcp: (kcp?.toJson() ?? []) as Manifest[],
       garden: (garden?.toJson() ?? []) as Manifest[],
     },

@@ -192,25 +192,33 @@ dist.shard-*/
 export function githubWorkflowYaml(): string {
   return `# kyma-fleet CI (written by \`kyma-fleet init\`). On every pull request: validate the fleet (under
 # GitHub Actions each error is also an ::error annotation, shown inline on the diff), check that dist/
-# was regenerated, and comment on the pull request with what the change does to the rendered
-# manifests. Needs a committed package-lock.json (npm ci) and a committed dist/ (npx kyma-fleet synth).
+# was regenerated, comment on the pull request with what the change does to the rendered manifests,
+# and show what \`kyma-fleet apply garden\` would write into the Shoots. After a merge to main: write
+# the Shoot entries KIM does not manage (Falco) with \`kyma-fleet apply garden\`, and commit its report.
+# Needs a committed package-lock.json (npm ci), a committed dist/ (npx kyma-fleet synth) and, for the
+# garden steps, the secret GARDEN_KUBECONFIG: a Garden kubeconfig (context "garden") of a service
+# account with get and patch on shoots in the fleet's garden-<project> namespaces (docs/applying.md).
 name: kyma-fleet
 
 on:
   pull_request:
+  push:
+    branches: [main]
 
 permissions:
   contents: read
   pull-requests: write # the diff comment
 
-concurrency:
-  group: kyma-fleet-\${{ github.event.pull_request.number }}
-  cancel-in-progress: true
-
 jobs:
   fleet:
+    if: \${{ github.event_name == 'pull_request' }}
     runs-on: ubuntu-latest
     timeout-minutes: 20
+    concurrency:
+      group: kyma-fleet-\${{ github.event.pull_request.number }}
+      cancel-in-progress: true
+    env:
+      GARDEN_KUBECONFIG: \${{ secrets.GARDEN_KUBECONFIG }}
     steps:
       - uses: actions/checkout@v4
         with:
@@ -257,6 +265,49 @@ jobs:
         with:
           header: kyma-fleet-diff
           path: diff.md
+
+      - name: What apply garden would write into the Shoots
+        # Reads the Shoots, writes nothing. Skipped where the secret is not available (forks).
+        if: \${{ !cancelled() && steps.validate.outcome == 'success' && env.GARDEN_KUBECONFIG != '' }}
+        run: |
+          printf '%s' "$GARDEN_KUBECONFIG" > "$RUNNER_TEMP/garden.yaml"
+          npx kyma-fleet apply garden --dry-run --kubeconfig "$RUNNER_TEMP/garden.yaml" --garden-context garden
+
+  garden:
+    # After a merge: write the fleet's Shoot entries, then commit fleet/status/garden-apply.json,
+    # which kyma-fleet status reads. Never cancelled half-way: one run after another.
+    if: \${{ github.event_name == 'push' }}
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    permissions:
+      contents: write # the report commit
+    concurrency:
+      group: kyma-fleet-garden
+      cancel-in-progress: false
+    steps:
+      - uses: actions/checkout@v4
+
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+          cache: npm
+
+      - run: npm ci
+
+      - name: Apply the Shoot entries
+        env:
+          GARDEN_KUBECONFIG: \${{ secrets.GARDEN_KUBECONFIG }}
+        run: |
+          printf '%s' "$GARDEN_KUBECONFIG" > "$RUNNER_TEMP/garden.yaml"
+          npx kyma-fleet apply garden --kubeconfig "$RUNNER_TEMP/garden.yaml" --garden-context garden
+
+      - name: Commit the report
+        if: \${{ !cancelled() }}
+        run: |
+          git add fleet/status/garden-apply.json
+          git diff --cached --quiet && exit 0
+          git -c user.name=kyma-fleet -c user.email=kyma-fleet@users.noreply.github.com commit -m "kyma-fleet apply garden: report"
+          git push
 `;
 }
 

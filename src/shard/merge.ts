@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { checkFleet } from '../fleet/check';
 import type { RuntimeIdentity } from '../fleet/model';
 import { cmp, type Diagnostic, type DocPath, ExitCode, formatField, normalizeDiagnostics } from '../lib/diagnostics';
-import { renderFleet, type UnchangedRuntime } from '../render/render-fleet';
+import { renderFleet, type UnchangedRuntime, wiringByRuntime } from '../render/render-fleet';
 import { massRemovalProblem } from '../synth';
 import { type Problem, writeDist } from '../write/dist-writer';
 import { shownDiagnostics } from '../write/run-record';
@@ -175,8 +175,10 @@ export function mergeShards(options: MergeOptions): MergeResult {
 
   // 5. The GitOps wiring of all runtimes (renderFleet renders only that for runtimes it keeps).
   const unchanged = new Map<string, UnchangedRuntime>();
+  const wired = wiringByRuntime(shards.flatMap((s) => Object.keys(s.index.files)));
   for (const c of [...covered.values()].sort((a, b) => cmp(a.entry.identity.name, b.entry.identity.name))) {
-    unchanged.set(c.entry.identity.name, { runtimeID: c.entry.runtimeID, targets: c.entry.targets });
+    const name = c.entry.identity.name;
+    unchanged.set(name, { runtimeID: c.entry.runtimeID, targets: c.entry.targets, waitFor: wired.get(name)?.waitFor ?? [] });
   }
   const rendered = renderFleet(model, [], undefined, unchanged);
   for (const [rel, content] of rendered.files) {

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { checkFleet } from '../fleet/check';
 import { identityOf } from '../fleet/model';
 import { cmp, type Diagnostic, ExitCode, normalizeDiagnostics } from '../lib/diagnostics';
-import { renderFleet, targetsByRuntime } from '../render/render-fleet';
+import { renderFleet, wiringByRuntime } from '../render/render-fleet';
 import { type Problem, writeDist } from '../write/dist-writer';
 import { recordedDiagnostics } from '../write/run-record';
 import { type ShardSpec, shardOf } from './assign';
@@ -69,7 +69,7 @@ export function renderShard(options: ShardOptions): ShardResult {
   const files = new Map<string, string>();
   for (const [rel, content] of rendered.files) if (rel.startsWith('runtimes/')) files.set(rel, content);
 
-  const targets = targetsByRuntime(files.keys());
+  const wired = wiringByRuntime(files.keys());
   const entries: ShardRuntime[] = [];
   for (const r of checked.runtimes) {
     const loaded = checked.runtimeFiles.get(r.runtime.file);
@@ -81,7 +81,7 @@ export function renderShard(options: ShardOptions): ShardResult {
       digest: loaded.digest,
       identity,
       runtimeID: r.runtime.runtimeID,
-      targets: targets.get(name) ?? [],
+      targets: wired.get(name)?.targets ?? [],
       // As synth's run record keeps them: the runtime's own file as '' (merge shows it as it sees it).
       diagnostics: recordedDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
     });

@@ -1,4 +1,4 @@
-// dist/gitops/ wiring: full objects for a two-runtime fleet, defaults, the garden opt-in, name
+// dist/gitops/ wiring: full objects for a two-runtime fleet, defaults, the SKR in two steps, name
 // shortening, the Fleet.spec.gitops schema and format rules, the fields Flux and Argo CD require,
 // and (when kubectl is installed) that both folders build with `kubectl kustomize`.
 
@@ -27,7 +27,13 @@ import {
 
 type Rec = Record<string, any>;
 
-const ACME: GitopsRuntime = { name: 'acme-prod', runtimeID: '3F1E8D62-9C1A-4C4E-8A0E-2B7F6D1C9E01', targets: ['kcp', 'skr', 'garden'] };
+const RCC_CRD = 'registrycacheconfigs.core.kyma-project.io';
+const ACME: GitopsRuntime = {
+  name: 'acme-prod',
+  runtimeID: '3F1E8D62-9C1A-4C4E-8A0E-2B7F6D1C9E01',
+  targets: ['kcp', 'skr', 'skr-config', 'garden'],
+  waitFor: [RCC_CRD],
+};
 const BETA: GitopsRuntime = { name: 'beta-dev', runtimeID: 'a0b1c2d3-0000-4000-8000-000000000002', targets: ['skr', 'kcp'] };
 /** Listed out of order on purpose: output must not depend on input order. */
 const RUNTIMES = [BETA, ACME];
@@ -41,7 +47,7 @@ const WRITTEN = {
   argocd: { enabled: true, repoURL: 'https://github.com/acme/kyma-fleet.git', targetRevision: 'main' },
 };
 
-function fluxKs(name: string, runtimeID: string, target: 'skr' | 'kcp' | 'garden', extra: Rec = {}): Rec {
+function fluxKs(name: string, runtimeID: string, target: 'skr' | 'skr-config' | 'kcp', extra: Rec = {}): Rec {
   return {
     apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
     kind: 'Kustomization',
@@ -56,15 +62,16 @@ function fluxKs(name: string, runtimeID: string, target: 'skr' | 'kcp' | 'garden
       timeout: '5m',
       sourceRef: { kind: 'GitRepository', name: 'kyma-fleet', namespace: 'flux-system' },
       path: `./dist/runtimes/${name}/${target}`,
-      prune: true,
+      prune: target !== 'skr',
       deletionPolicy: 'Orphan',
-      ...(target === 'skr' ? { kubeConfig: { secretRef: { name: `kubeconfig-${runtimeID.toLowerCase()}`, key: 'config' } } } : {}),
+      ...(target !== 'kcp' ? { kubeConfig: { secretRef: { name: `kubeconfig-${runtimeID.toLowerCase()}`, key: 'config' } } } : {}),
       ...extra,
     },
   };
 }
 
-function appSet(target: 'skr' | 'kcp' | 'garden', destination: string, prune = true): Rec {
+function appSet(target: 'skr' | 'skr-config' | 'kcp', destination: string): Rec {
+  const param = target === 'skr-config' ? 'skrConfigApp' : `${target}App`;
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'ApplicationSet',
@@ -79,13 +86,13 @@ function appSet(target: 'skr' | 'kcp' | 'garden', destination: string, prune = t
             revision: 'main',
             files: [{ path: 'dist/gitops/argocd/runtimes/*.json' }],
           },
-          selector: { matchExpressions: [{ key: `${target}App`, operator: 'Exists' }] },
+          selector: { matchExpressions: [{ key: param, operator: 'Exists' }] },
         },
       ],
       syncPolicy: { preserveResourcesOnDeletion: true },
       template: {
         metadata: {
-          name: `{{.${target}App}}`,
+          name: `{{.${param}}}`,
           labels: { 'kyma-fleet.dev/runtime': '{{.name}}', 'kyma-fleet.dev/target': target },
         },
         spec: {
@@ -97,8 +104,9 @@ function appSet(target: 'skr' | 'kcp' | 'garden', destination: string, prune = t
           },
           destination: { name: destination },
           syncPolicy: {
-            automated: { prune, selfHeal: true },
+            automated: { prune: target !== 'skr', selfHeal: true },
             syncOptions: ['ServerSideApply=true', 'CreateNamespace=false'],
+            ...(target === 'skr-config' ? { retry: { limit: -1, backoff: { duration: '30s', factor: 2, maxDuration: '10m' } } } : {}),
           },
         },
       },
@@ -113,11 +121,13 @@ describe('renderGitops: two runtimes, Flux and Argo CD', () => {
   it('writes exactly these files, in code-point order', () => {
     expect([...out.keys()]).toEqual([
       'gitops/argocd/applicationset-kcp.yaml',
+      'gitops/argocd/applicationset-skr-config.yaml',
       'gitops/argocd/applicationset-skr.yaml',
       'gitops/argocd/kustomization.yaml',
       'gitops/argocd/runtimes/acme-prod.json',
       'gitops/argocd/runtimes/beta-dev.json',
       'gitops/flux/acme-prod-kcp.yaml',
+      'gitops/flux/acme-prod-skr-config.yaml',
       'gitops/flux/acme-prod-skr.yaml',
       'gitops/flux/beta-dev-kcp.yaml',
       'gitops/flux/beta-dev-skr.yaml',
@@ -128,20 +138,24 @@ describe('renderGitops: two runtimes, Flux and Argo CD', () => {
   it('writes the full objects', () => {
     expect(Object.fromEntries(out)).toStrictEqual({
       'gitops/flux/acme-prod-kcp.yaml': fluxKs('acme-prod', ACME.runtimeID, 'kcp'),
-      'gitops/flux/acme-prod-skr.yaml': fluxKs('acme-prod', ACME.runtimeID, 'skr'),
+      'gitops/flux/acme-prod-skr.yaml': fluxKs('acme-prod', ACME.runtimeID, 'skr', {
+        healthChecks: [{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: RCC_CRD }],
+      }),
+      'gitops/flux/acme-prod-skr-config.yaml': fluxKs('acme-prod', ACME.runtimeID, 'skr-config', { dependsOn: [{ name: 'acme-prod-skr' }] }),
       'gitops/flux/beta-dev-kcp.yaml': fluxKs('beta-dev', BETA.runtimeID, 'kcp'),
       'gitops/flux/beta-dev-skr.yaml': fluxKs('beta-dev', BETA.runtimeID, 'skr'),
       'gitops/flux/kustomization.yaml': {
         apiVersion: 'kustomize.config.k8s.io/v1beta1',
         kind: 'Kustomization',
-        resources: ['acme-prod-kcp.yaml', 'acme-prod-skr.yaml', 'beta-dev-kcp.yaml', 'beta-dev-skr.yaml'],
+        resources: ['acme-prod-kcp.yaml', 'acme-prod-skr-config.yaml', 'acme-prod-skr.yaml', 'beta-dev-kcp.yaml', 'beta-dev-skr.yaml'],
       },
       'gitops/argocd/applicationset-kcp.yaml': appSet('kcp', '{{.kcpCluster}}'),
       'gitops/argocd/applicationset-skr.yaml': appSet('skr', '{{.skrCluster}}'),
+      'gitops/argocd/applicationset-skr-config.yaml': appSet('skr-config', '{{.skrCluster}}'),
       'gitops/argocd/kustomization.yaml': {
         apiVersion: 'kustomize.config.k8s.io/v1beta1',
         kind: 'Kustomization',
-        resources: ['applicationset-kcp.yaml', 'applicationset-skr.yaml'],
+        resources: ['applicationset-kcp.yaml', 'applicationset-skr-config.yaml', 'applicationset-skr.yaml'],
       },
       'gitops/argocd/runtimes/acme-prod.json': {
         kcpApp: 'acme-prod-kcp',
@@ -150,6 +164,7 @@ describe('renderGitops: two runtimes, Flux and Argo CD', () => {
         runtimeID: '3f1e8d62-9c1a-4c4e-8a0e-2b7f6d1c9e01',
         skrApp: 'acme-prod-skr',
         skrCluster: 'kyma-3f1e8d62-9c1a-4c4e-8a0e-2b7f6d1c9e01',
+        skrConfigApp: 'acme-prod-skr-config',
       },
       'gitops/argocd/runtimes/beta-dev.json': {
         kcpApp: 'beta-dev-kcp',
@@ -203,6 +218,7 @@ describe('renderGitops: two runtimes, Flux and Argo CD', () => {
     expect(res.get('gitops/flux/kustomization.yaml')).toStrictEqual({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [] });
     expect([...res.keys()]).toEqual([
       'gitops/argocd/applicationset-kcp.yaml',
+      'gitops/argocd/applicationset-skr-config.yaml',
       'gitops/argocd/applicationset-skr.yaml',
       'gitops/argocd/kustomization.yaml',
       'gitops/flux/kustomization.yaml',
@@ -214,17 +230,14 @@ describe('renderGitops: two runtimes, Flux and Argo CD', () => {
     expect(() => renderGitops([{ ...BETA, name: 'Not_A_Label' }], options)).toThrow(/DNS-1123/);
     expect(() => renderGitops([{ ...BETA, runtimeID: '' }], options)).toThrow(/runtimeID/);
     expect(() => renderGitops(RUNTIMES, resolveGitopsOptions({ argocd: { enabled: true } }, 'kcp-system'))).toThrow(/repoURL/);
-    expect(() => renderGitops([ACME], resolveGitopsOptions({ garden: { enabled: true } }, 'kcp-system'))).toThrow(/kubeConfigSecret/);
   });
 });
 
 describe('renderGitops without the lists (synth keeps them while the runtimes and targets are the same)', () => {
-  const GARDEN = { enabled: true, kubeConfigSecret: 'garden-kubeconfig' };
   const variants: ReadonlyArray<[string, Record<string, unknown>]> = [
     ['Flux only', {}],
     ['Flux and Argo CD', WRITTEN],
     ['Argo CD only', { ...WRITTEN, flux: { ...WRITTEN.flux, enabled: false } }],
-    ['Flux and Argo CD with garden', { ...WRITTEN, garden: GARDEN }],
     ['neither', { flux: { enabled: false } }],
   ];
   const SOLO: GitopsRuntime = { name: 'solo', runtimeID: 'b0b1c2d3-0000-4000-8000-000000000003', targets: ['skr'] };
@@ -265,7 +278,6 @@ describe('resolveGitopsOptions', () => {
         skrClusterName: 'kyma-{{runtimeID}}',
         kcpCluster: 'in-cluster',
       },
-      garden: { enabled: false },
     };
     expect(resolveGitopsOptions(undefined, 'kcp-system')).toStrictEqual(expected);
     expect(resolveGitopsOptions({}, 'kcp-system')).toStrictEqual(expected);
@@ -278,14 +290,12 @@ describe('resolveGitopsOptions', () => {
       {
         flux: { enabled: false, namespace: 'fleet', sourceRef: { kind: 'OCIRepository', name: 'dist' }, path: './out/', interval: '1h', prune: false },
         argocd: { enabled: true, namespace: 'gitops', project: 'kyma', repoURL: 'git@github.com:acme/fleet.git', targetRevision: 'v1', path: 'out/', skrClusterName: 'skr-{{name}}', kcpCluster: 'kcp' },
-        garden: { enabled: true, kubeConfigSecret: 'garden-kyma' },
       },
       'kcp-system',
     );
     expect(o).toStrictEqual({
       flux: { enabled: false, namespace: 'fleet', sourceRef: { kind: 'OCIRepository', name: 'dist' }, path: './out', interval: '1h', prune: false },
       argocd: { enabled: true, namespace: 'gitops', project: 'kyma', repoURL: 'git@github.com:acme/fleet.git', targetRevision: 'v1', path: 'out', skrClusterName: 'skr-{{name}}', kcpCluster: 'kcp' },
-      garden: { enabled: true, kubeConfigSecret: 'garden-kyma' },
     });
   });
 
@@ -299,7 +309,6 @@ describe('resolveGitopsOptions', () => {
     for (const k of ['enabled', 'namespace', 'project', 'targetRevision', 'path', 'skrClusterName', 'kcpCluster'] as const) {
       expect(s.properties.argocd.properties[k].default, k).toBe(GITOPS_DEFAULTS.argocd[k]);
     }
-    expect(s.properties.garden.properties.enabled.default).toBe(GITOPS_DEFAULTS.garden.enabled);
   });
 
   it('the defaults pass the format rules', () => {
@@ -318,53 +327,42 @@ describe('root paths', () => {
   });
 });
 
-describe('garden opt-in', () => {
-  const options = resolveGitopsOptions(
-    { ...WRITTEN, garden: { enabled: true, kubeConfigSecret: 'garden-kubeconfig' } },
-    'kcp-system',
-  );
+describe('the SKR in two steps', () => {
+  const options = resolveGitopsOptions(WRITTEN, 'kcp-system');
   const out = renderGitops(RUNTIMES, options);
 
-  it('is off by default: no garden Kustomization or ApplicationSet even when the folder exists', () => {
-    const off = renderGitops(RUNTIMES, resolveGitopsOptions(WRITTEN, 'kcp-system'));
-    expect([...off.keys()].some((k) => k.includes('garden'))).toBe(false);
+  it('skr-config depends on skr; skr waits for the CRDs the config objects need and never prunes', () => {
+    const skr = out.get('gitops/flux/acme-prod-skr.yaml') as Rec;
+    const config = out.get('gitops/flux/acme-prod-skr-config.yaml') as Rec;
+    expect(skr.spec.prune).toBe(false);
+    expect(skr.spec.healthChecks).toStrictEqual([{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: RCC_CRD }]);
+    expect(config.spec.dependsOn).toStrictEqual([{ name: skr.metadata.name }]);
+    expect(config.spec.prune).toBe(true);
+    expect(config.spec.kubeConfig).toStrictEqual(skr.spec.kubeConfig);
   });
 
-  it('adds a never-pruning garden Kustomization with the Gardener kubeconfig for runtimes that have garden/', () => {
-    expect(out.get('gitops/flux/acme-prod-garden.yaml')).toStrictEqual(
-      fluxKs('acme-prod', ACME.runtimeID, 'garden', {
-        prune: false,
-        kubeConfig: { secretRef: { name: 'garden-kubeconfig', key: 'config' } },
-      }),
-    );
-    expect(out.has('gitops/flux/beta-dev-garden.yaml')).toBe(false);
-    expect((out.get('gitops/flux/kustomization.yaml') as Rec).resources).toEqual([
-      'acme-prod-garden.yaml',
-      'acme-prod-kcp.yaml',
-      'acme-prod-skr.yaml',
-      'beta-dev-kcp.yaml',
-      'beta-dev-skr.yaml',
-    ]);
+  it('a runtime without skr-config/ has no such Kustomization and its skr waits for nothing', () => {
+    expect(out.has('gitops/flux/beta-dev-skr-config.yaml')).toBe(false);
+    expect((out.get('gitops/flux/beta-dev-skr.yaml') as Rec).spec.healthChecks).toBeUndefined();
+    expect(out.get('gitops/argocd/runtimes/beta-dev.json')!.skrConfigApp).toBeUndefined();
   });
 
-  it('adds the garden ApplicationSet (destination: the Gardener cluster, no prune) and gardenApp only where garden/ exists', () => {
-    expect(out.get('gitops/argocd/applicationset-garden.yaml')).toStrictEqual(appSet('garden', 'garden-kubeconfig', false));
-    expect((out.get('gitops/argocd/kustomization.yaml') as Rec).resources).toEqual([
-      'applicationset-garden.yaml',
-      'applicationset-kcp.yaml',
-      'applicationset-skr.yaml',
-    ]);
-    expect(out.get('gitops/argocd/runtimes/acme-prod.json')!.gardenApp).toBe('acme-prod-garden');
-    expect(Object.keys(out.get('gitops/argocd/runtimes/acme-prod.json')!)).toEqual([
-      'gardenApp',
-      'kcpApp',
-      'kcpCluster',
-      'name',
-      'runtimeID',
-      'skrApp',
-      'skrCluster',
-    ]);
-    expect(out.get('gitops/argocd/runtimes/beta-dev.json')!.gardenApp).toBeUndefined();
+  it('config objects that need no CRD (Falco rule ConfigMaps) give skr no health checks', () => {
+    const falcoOnly: GitopsRuntime = { name: 'falco-only', runtimeID: 'd0b1c2d3-0000-4000-8000-000000000005', targets: ['skr', 'skr-config'], waitFor: [] };
+    const res = renderGitops([falcoOnly], options);
+    expect((res.get('gitops/flux/falco-only-skr.yaml') as Rec).spec.healthChecks).toBeUndefined();
+    expect((res.get('gitops/flux/falco-only-skr-config.yaml') as Rec).spec.dependsOn).toStrictEqual([{ name: 'falco-only-skr' }]);
+  });
+
+  it('garden/ is never wired, whatever the runtime has', () => {
+    expect([...out.keys()].some((k) => k.includes('garden'))).toBe(false);
+    expect(Object.values(Object.fromEntries(out)).some((o) => JSON.stringify(o).includes('/garden'))).toBe(false);
+  });
+
+  it('the Argo CD skr-config Applications retry until the CRD is there; skr ones do not prune', () => {
+    const config = out.get('gitops/argocd/applicationset-skr-config.yaml') as Rec;
+    expect(config.spec.template.spec.syncPolicy.retry.limit).toBe(-1);
+    expect((out.get('gitops/argocd/applicationset-skr.yaml') as Rec).spec.template.spec.syncPolicy.automated.prune).toBe(false);
   });
 });
 
@@ -404,30 +402,28 @@ describe('name shortening', () => {
   });
 
   it('uses the short names for Kustomizations and Applications, the full name for files, labels and paths', () => {
-    const long: GitopsRuntime = { name: n63, runtimeID: 'c0b1c2d3-0000-4000-8000-000000000004', targets: ['skr', 'kcp', 'garden'] };
-    const out = renderGitops(
-      [long],
-      resolveGitopsOptions({ ...WRITTEN, garden: { enabled: true, kubeConfigSecret: 'garden-kubeconfig' } }, 'kcp-system'),
-    );
-    const ks = out.get(`gitops/flux/${n63}-garden.yaml`) as Rec;
-    expect(ks.metadata.name).toBe(gitopsObjectName(n63, 'garden'));
+    const long: GitopsRuntime = { name: n63, runtimeID: 'c0b1c2d3-0000-4000-8000-000000000004', targets: ['skr', 'skr-config', 'kcp'] };
+    const out = renderGitops([long], resolveGitopsOptions(WRITTEN, 'kcp-system'));
+    const ks = out.get(`gitops/flux/${n63}-skr-config.yaml`) as Rec;
+    expect(ks.metadata.name).toBe(gitopsObjectName(n63, 'skr-config'));
     expect(ks.metadata.labels['kyma-fleet.dev/runtime']).toBe(n63);
-    expect(ks.spec.path).toBe(`./dist/runtimes/${n63}/garden`);
+    expect(ks.spec.path).toBe(`./dist/runtimes/${n63}/skr-config`);
+    expect(ks.spec.dependsOn).toStrictEqual([{ name: gitopsObjectName(n63, 'skr') }]);
     const data = out.get(`gitops/argocd/runtimes/${n63}.json`)!;
     expect(data.skrApp).toBe(gitopsObjectName(n63, 'skr'));
     expect(data.kcpApp).toBe(gitopsObjectName(n63, 'kcp'));
-    expect(data.gardenApp).toBe(gitopsObjectName(n63, 'garden'));
+    expect(data.skrConfigApp).toBe(gitopsObjectName(n63, 'skr-config'));
   });
 
   it('refuses a runtime whose plain name equals another runtime\'s short name', () => {
-    const long = `${'z'.repeat(60)}`; // 60 + "-garden" > 63
-    const short = gitopsObjectName(long, 'garden').replace(/-garden$/, ''); // 56 characters
-    const o = resolveGitopsOptions({ garden: { enabled: true, kubeConfigSecret: 'g' } }, 'kcp-system');
+    const long = `${'z'.repeat(60)}`; // 60 + "-skr-config" > 63
+    const short = gitopsObjectName(long, 'skr-config').replace(/-skr-config$/, ''); // 52 characters
+    const o = resolveGitopsOptions({}, 'kcp-system');
     expect(() =>
       renderGitops(
         [
-          { name: long, runtimeID: 'u1', targets: ['garden'] },
-          { name: short, runtimeID: 'u2', targets: ['garden'] },
+          { name: long, runtimeID: 'u1', targets: ['skr-config'] },
+          { name: short, runtimeID: 'u2', targets: ['skr-config'] },
         ],
         o,
       ),
@@ -547,7 +543,6 @@ describe('gitopsOptionProblems', () => {
     [{ flux: { sourceRef: { kind: 'GitRepository', name: 'x', namespace: '-flux' } } }, 'gitops.flux.sourceRef.namespace', 'E_GITOPS_NAME'],
     [{ argocd: { namespace: 'Argo' } }, 'gitops.argocd.namespace', 'E_GITOPS_NAME'],
     [{ argocd: { project: 'My Project' } }, 'gitops.argocd.project', 'E_GITOPS_NAME'],
-    [{ garden: { kubeConfigSecret: 'garden_kubeconfig' } }, 'gitops.garden.kubeConfigSecret', 'E_GITOPS_NAME'],
   ])('refuses the bad name in %j', (options, at, code) => {
     expect(codes(options)).toEqual([[at, code]]);
   });
@@ -562,10 +557,15 @@ describe('gitopsOptionProblems', () => {
     [{ argocd: { enabled: true } }, [['gitops.argocd.repoURL', 'E_GITOPS_REQUIRED']]],
     [{ argocd: { enabled: false } }, []],
     [{ argocd: {} }, []],
-    [{ garden: { enabled: true } }, [['gitops.garden.kubeConfigSecret', 'E_GITOPS_REQUIRED']]],
-    [{ garden: { enabled: false } }, []],
+    [{ garden: { enabled: true } }, [['gitops.garden.enabled', 'E_GITOPS_GARDEN']]],
+    [{ garden: { enabled: true, kubeConfigSecret: 'garden-kubeconfig' } }, [['gitops.garden.enabled', 'E_GITOPS_GARDEN']]],
+    [{ garden: { enabled: false, kubeConfigSecret: 'garden-kubeconfig' } }, []],
   ])('requires what an enabled feature needs: %j', (options, expected) => {
     expect(codes(options)).toEqual(expected);
+  });
+
+  it('says why the garden wiring is gone and what replaces it', () => {
+    expect(gitopsOptionProblems({ garden: { enabled: true } })[0]![2]).toMatch(/no longer supported: .*KIM also writes.*kyma-fleet apply garden/);
   });
 
   it('says what the missing repoURL is', () => {
@@ -662,7 +662,7 @@ describe('gitopsOptionProblems', () => {
       ['gitops.flux.interval', 'E_GITOPS_DURATION'],
       ['gitops.argocd.repoURL', 'E_GITOPS_REQUIRED'],
       ['gitops.argocd.skrClusterName', 'E_GITOPS_TEMPLATE'],
-      ['gitops.garden.kubeConfigSecret', 'E_GITOPS_REQUIRED'],
+      ['gitops.garden.enabled', 'E_GITOPS_GARDEN'],
     ]);
   });
 
@@ -713,6 +713,8 @@ function fluxProblems(o: Rec, file: string): string[] {
     need(o.spec.kubeConfig.secretRef?.key === 'config', 'spec.kubeConfig.secretRef.key (KIM writes "config"; Flux defaults to "value")');
   }
   need(o.spec?.postBuild === undefined, 'no spec.postBuild');
+  for (const d of o.spec?.dependsOn ?? []) need(isDNS1123Subdomain(d.name ?? '') && d.name.length <= 63 && d.namespace === undefined, 'spec.dependsOn[].name (same namespace)');
+  for (const h of o.spec?.healthChecks ?? []) need(typeof h.apiVersion === 'string' && typeof h.kind === 'string' && isDNS1123Subdomain(h.name ?? ''), 'spec.healthChecks[]');
   return p;
 }
 
@@ -740,8 +742,9 @@ function appSetProblems(o: Rec, file: string): string[] {
 }
 
 describe('controller requirements', () => {
-  const options = resolveGitopsOptions({ ...WRITTEN, garden: { enabled: true, kubeConfigSecret: 'garden-kubeconfig' } }, 'kcp-system');
-  const out = renderGitops([...RUNTIMES, { name: 'q'.repeat(63), runtimeID: 'd0b1c2d3-0000-4000-8000-000000000005', targets: ['skr', 'kcp', 'garden'] }], options);
+  const options = resolveGitopsOptions(WRITTEN, 'kcp-system');
+  const long: GitopsRuntime = { name: 'q'.repeat(63), runtimeID: 'd0b1c2d3-0000-4000-8000-000000000005', targets: ['skr', 'skr-config', 'kcp', 'garden'], waitFor: [RCC_CRD] };
+  const out = renderGitops([...RUNTIMES, long], options);
 
   it('every Flux Kustomization has what kustomize-controller requires', () => {
     const problems: string[] = [];
@@ -759,7 +762,7 @@ describe('controller requirements', () => {
   it('every ApplicationSet has what the ApplicationSet controller requires, and every parameter it uses exists', () => {
     const problems: string[] = [];
     const data = [...out].filter(([f]) => f.startsWith('gitops/argocd/runtimes/')).map(([, d]) => d);
-    for (const t of ['skr', 'kcp', 'garden']) {
+    for (const t of ['skr', 'skr-config', 'kcp']) {
       const file = `gitops/argocd/applicationset-${t}.yaml`;
       const set = out.get(file) as Rec;
       problems.push(...appSetProblems(set, file));
@@ -798,7 +801,7 @@ describe.skipIf(!hasKubectl)('kubectl kustomize', () => {
     }
   }
 
-  const options = resolveGitopsOptions({ ...WRITTEN, garden: { enabled: true, kubeConfigSecret: 'garden-kubeconfig' } }, 'kcp-system');
+  const options = resolveGitopsOptions(WRITTEN, 'kcp-system');
   const out = renderGitops(RUNTIMES, options);
 
   it('builds gitops/flux into every Kustomization, unchanged', () => {
@@ -812,7 +815,7 @@ describe.skipIf(!hasKubectl)('kubectl kustomize', () => {
 
   it('builds gitops/argocd into the ApplicationSets only (the runtime JSON files are data)', () => {
     const built = build(out, 'gitops/argocd') as Rec[];
-    expect(built.map((o) => o.metadata.name).sort()).toEqual(['kyma-fleet-garden', 'kyma-fleet-kcp', 'kyma-fleet-skr']);
+    expect(built.map((o) => o.metadata.name).sort()).toEqual(['kyma-fleet-kcp', 'kyma-fleet-skr', 'kyma-fleet-skr-config']);
     expect(built.find((o) => o.metadata.name === 'kyma-fleet-skr')).toStrictEqual(out.get('gitops/argocd/applicationset-skr.yaml'));
   });
 });

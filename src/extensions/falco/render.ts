@@ -26,7 +26,7 @@ export function renderFalco(input: RenderInput<FalcoState>): ExtensionRendering 
   const secrets = [...new Set(destinations.map((d) => d.resourceSecretName).filter((s): s is string => s !== undefined))].sort();
   const resources: ShootResource[] = secrets.map((name) => ({ name, resourceRef: { apiVersion: 'v1', kind: 'Secret', name } }));
   return {
-    skr: (scope: Construct) => {
+    skrConfig: (scope: Construct) => {
       for (const file of [...new Set(files)].sort()) {
         const aux = input.env.files.get(file);
         if (!aux) continue; // validation reports missing files; never reached for a valid fleet

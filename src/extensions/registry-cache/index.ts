@@ -13,9 +13,12 @@ export const registryCacheExtension: ExtensionPlugin = {
   description:
     'Pull-through caches for container registries (Gardener registry-cache extension, Kyma registry-cache module)',
   shootExtensionType: 'registry-cache',
+  // KIM writes it from the Runtime CR's spec.imageRegistryCache, and removes any other writer's.
+  shootEntryWrittenBy: 'kim',
   defaultModuleName: 'registry-cache',
   schema: registryCacheSchema,
   keyedLists: [{ path: ['caches'], key: 'upstream' }],
+  skrConfigCrds: { RegistryCacheConfig: 'registrycacheconfigs.core.kyma-project.io' },
   validateLayer,
   validateResolved,
   transitionKinds: ['RegistryCacheConfig'],

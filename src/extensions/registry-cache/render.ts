@@ -45,7 +45,7 @@ export function renderRegistryCache(input: RenderInput<unknown>): ExtensionRende
   const secrets = [...new Set(caches.map((c) => c.secretReferenceName).filter((s): s is string => s !== undefined))].sort();
   const resources: ShootResource[] = secrets.map((name) => ({ name, resourceRef: { apiVersion: 'v1', kind: 'Secret', name } }));
   return {
-    skr: (scope: Construct) => {
+    skrConfig: (scope: Construct) => {
       for (const c of caches) {
         const name = cacheObjectName(c.upstream);
         new RegistryCacheConfig(scope, `registrycacheconfig-${name}`, {
