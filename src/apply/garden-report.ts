@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
 import { sha256 } from '../lib/digest';
 import { fsyncDir } from '../write/fsync';
-import type { ShootExtensionEntry, ShootResourceEntry } from './shoot-entries';
+import type { ShootExtensionEntry } from './shoot-entries';
 
 export const GARDEN_REPORT_FILE = 'garden-apply.json';
 
@@ -50,9 +50,13 @@ function canonicalJson(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** Identifies one rendered Shoot entry with the resources it references, whatever the key order. */
-export function entryDigest(entry: ShootExtensionEntry, resources: readonly ShootResourceEntry[]): string {
-  return `sha256:${sha256(canonicalJson({ entry, resources: [...resources].sort((a, b) => cmp(a.name, b.name)) }))}`;
+/**
+ * Identifies one rendered Shoot entry, whatever the key order. The spec.resources entries it needs
+ * are named by its providerConfig (and each points at the Secret of its own name), so they are
+ * covered.
+ */
+export function entryDigest(entry: ShootExtensionEntry): string {
+  return `sha256:${sha256(canonicalJson(entry))}`;
 }
 
 /** Reads the report of the last run; undefined when there is none or it is not one (then status ignores it). */

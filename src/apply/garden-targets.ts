@@ -38,7 +38,7 @@ export function gardenTarget(model: FleetModel, resolved: ResolvedRuntime, exten
   const resources = new Map<string, ShootResourceEntry>();
   for (const e of entries) {
     const mine = (rendered.shootResourcesByType[e.type] ?? []).map((n) => byName.get(n)).filter((r): r is ShootResourceEntry => r !== undefined);
-    digests[e.type] = entryDigest(e, mine);
+    digests[e.type] = entryDigest(e);
     for (const r of mine) resources.set(r.name, r);
   }
   const rt = resolved.runtime;

@@ -2,6 +2,7 @@
 // from an observation plus the previous files the new records and file contents. Pure (the
 // rendering of the Shoot fragments runs cdk8s in memory; nothing is read or written here).
 
+import type { GardenApplyReport } from '../apply/garden-report';
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
 import type { FleetModel } from '../fleet/model';
@@ -45,6 +46,8 @@ export interface StatusReportInput {
   readonly extensions?: readonly ExtensionPlugin<any>[];
   /** Also render the status page (status.html). */
   readonly html?: boolean;
+  /** The report of the last `kyma-fleet apply garden` (garden-apply.json in the status folder). */
+  readonly gardenApply?: GardenApplyReport;
 }
 
 export interface StatusReport {
@@ -68,7 +71,7 @@ export function buildStatusReport(input: StatusReportInput): StatusReport {
     const rendered = renderRuntime(input.model, resolved, extensions);
     const shoot = rendered.targets.garden.find((m) => m.kind === 'Shoot');
     const observed = input.observation.runtimes.get(name) ?? notObserved(refs.get(name)!);
-    const status = deriveStatus(observed, resolved, shoot, input.model.options.extensionModules, extensions);
+    const status = deriveStatus(observed, resolved, shoot, input.model.options.extensionModules, extensions, input.gardenApply?.runtimes[name]);
     let previous: RuntimeStatusRecord | undefined;
     const text = input.previous.get(name);
     if (text !== undefined) {

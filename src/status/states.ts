@@ -17,11 +17,13 @@
 // | Failed      | Shoot lastErrors name the extension type; Shoot lastOperation Failed/Error/Aborted;   | ShootLastError, ShootOperationFailed, |
 // |             | the Kyma module state Error or Warning; a RegistryCacheConfig state Failed/Error or   | ModuleError, ModuleWarning, RegistryCacheConfigFailed, |
 // |             | a condition False for its spec (its CRD refuses the state Error; it stays Pending);   |  |
-// |             | the Runtime CR state Failed, or a Runtime condition False naming the registry cache   | RuntimeFailed, RuntimeConditionFalse |
+// |             | the Runtime CR state Failed, or a Runtime condition False naming the registry cache;  | RuntimeFailed, RuntimeConditionFalse, |
+// |             | `apply garden` could not write this render's entry (garden-apply.json)                | ShootApplyFailed |
 // | Progressing | Shoot observedGeneration < generation (stale: never Ready), lastOperation            | ShootGenerationStale, ShootOperationProcessing, |
 // |             | Processing/Pending, no Shoot status yet; module Processing/Deleting/empty or not yet  | ShootNotReconciled, ModuleProcessing, ModuleNotListed, |
 // |             | listed in status.modules; RegistryCacheConfig Pending/Terminating/no status or a      | RegistryCacheConfigPending, RuntimePending |
-// |             | condition older than its generation; Runtime Pending/Terminating/no status            |  |
+// |             | condition older than its generation; Runtime Pending/Terminating/no status; an entry | NotApplied |
+// |             | `apply garden` writes that this render changed and it has not written yet            |  |
 // | Unknown     | a cluster the extension needs was not read (reason = the read failure); a needed      | Forbidden, Timeout, ServerError, Unreachable, NoCredentials, |
 // |             | object is missing; a status field has the wrong shape; module Unmanaged               | RefusedCredentials, IdentityMismatch, InvalidData, NotDumped, |
 // |             |                                                                                       | NotFound, ModuleUnmanaged |
@@ -34,6 +36,12 @@
 // then the Runtime CR, then the Shoot). A stale Shoot (observedGeneration < generation) reports
 // only ShootGenerationStale: its lastOperation and lastErrors describe an older spec.
 //
+// Entries that `kyma-fleet apply garden` writes (types KIM does not manage): when the live entry
+// differs from the render, its report (garden-apply.json) tells why. The last run for this render
+// (same entry digest) failed: Failed (ShootApplyFailed, the server's message). It wrote this render:
+// someone changed it since, Drifted as above. Otherwise this render was not applied yet: Progressing
+// (NotApplied), never Drifted, since nothing is wrong until the applier has run.
+//
 // Clusters an enabled extension needs: garden (the Shoot) always; kcp (the Runtime CR) for
 // extensions KIM writes into the Shoot (registry-cache); skr for the RegistryCacheConfigs; and for
 // the module status the SKR Kyma kyma-system/default, or, when the SKR was not read or has no
@@ -41,6 +49,8 @@
 // global-account and subaccount labels must match the fleet's declaration, else the SKR counts as
 // not read (IdentityMismatch): a kubeconfig or dump of another runtime never reports as this one.
 
+import { entryDigest, type RuntimeApplyRecord } from '../apply/garden-report';
+import type { ShootExtensionEntry } from '../apply/shoot-entries';
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
 import type { ResolvedRuntime } from '../fleet/resolve';
@@ -84,6 +94,7 @@ export const REASONS: Readonly<Record<StatusState, readonly string[]>> = {
     'RegistryCacheConfigFailed',
     'RuntimeFailed',
     'RuntimeConditionFalse',
+    'ShootApplyFailed',
   ],
   Progressing: [
     'ShootGenerationStale',
@@ -93,6 +104,7 @@ export const REASONS: Readonly<Record<StatusState, readonly string[]>> = {
     'ModuleNotListed',
     'RegistryCacheConfigPending',
     'RuntimePending',
+    'NotApplied',
   ],
   Unknown: [...READ_FAILURE_REASONS, 'NotFound', 'ModuleUnmanaged'],
 };
@@ -154,12 +166,14 @@ export function deriveStatus(
   renderedShoot: Manifest | undefined,
   moduleNames: ModuleNames,
   extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS,
+  /** What the last `kyma-fleet apply garden` did to this runtime's Shoot (its report), if anything. */
+  applied?: RuntimeApplyRecord,
 ): RuntimeStatus {
   observed = checkSkrIdentity(observed, resolved);
   const out: Record<string, ExtensionStatus> = {};
   for (const plugin of [...extensions].sort((a, b) => cmp(a.name, b.name))) {
     const moduleName = moduleNames[plugin.name];
-    const s = deriveExtension(plugin, observed, resolved, renderedShoot, typeof moduleName === 'string' && moduleName !== '' ? moduleName : undefined);
+    const s = deriveExtension(plugin, observed, resolved, renderedShoot, typeof moduleName === 'string' && moduleName !== '' ? moduleName : undefined, applied);
     out[plugin.name] = { state: s.state, reason: s.reason, message: sanitizeMessage(s.message) };
   }
   return { name: resolved.runtime.name, runtimeID: resolved.runtime.runtimeID, state: summaryState(Object.values(out).map((e) => e.state)), extensions: out };
@@ -213,6 +227,7 @@ function deriveExtension(
   resolved: ResolvedRuntime,
   renderedShoot: Manifest | undefined,
   moduleName: string | undefined,
+  applied: RuntimeApplyRecord | undefined,
 ): ExtensionStatus {
   const type = plugin.shootExtensionType;
   const enabledInFleet = isEnabledInFleet(resolved, plugin.name);
@@ -233,9 +248,16 @@ function deriveExtension(
   const liveOn = liveEntry !== undefined && liveEntry.disabled !== true;
   const liveOff = liveEntry === undefined ? `${shootName}: spec.extensions has no ${type} entry` : `${shootName}: spec.extensions[type=${type}] is disabled: true`;
 
+  // An entry apply garden writes and has not (yet) written as rendered: its report says why.
+  const notWritten = (drift: Finding): Finding => {
+    const expected = fragmentEntry(renderedShoot, type);
+    if (plugin.shootEntryWrittenBy !== undefined || expected === undefined) return drift;
+    return applyFinding(applied, type, entryDigest(expected as unknown as ShootExtensionEntry), shootName) ?? drift;
+  };
+
   if (!enabledInFleet) {
     if (liveOn) {
-      return { state: 'Drifted', reason: 'ShootExtensionEnabled', message: `${shootName}: spec.extensions[type=${type}] is enabled; the fleet disables ${plugin.name}` };
+      return notWritten({ state: 'Drifted', reason: 'ShootExtensionEnabled', message: `${shootName}: spec.extensions[type=${type}] is enabled; the fleet disables ${plugin.name}` });
     }
     const shootStatus = shootFindings(shoot, shootName, type);
     const lastError = shootStatus.find((f) => f.reason === 'ShootLastError');
@@ -257,7 +279,7 @@ function deriveExtension(
 
   // The Shoot: drift of the entry, then its status.
   if (!liveOn) {
-    findings.push({ state: 'Drifted', reason: 'ShootExtensionDisabled', message: `${liveOff}; the fleet enables ${plugin.name}` });
+    findings.push(notWritten({ state: 'Drifted', reason: 'ShootExtensionDisabled', message: `${liveOff}; the fleet enables ${plugin.name}` }));
   } else {
     const expected = fragmentEntry(renderedShoot, type);
     const diffs: string[] = [];
@@ -266,7 +288,7 @@ function deriveExtension(
     }
     if (diffs.length > 0) {
       const more = diffs.length > 1 ? ` (and ${diffs.length - 1}${diffs.length >= MAX_DIFFS ? '+' : ''} more difference${diffs.length === 2 ? '' : 's'})` : '';
-      findings.push({ state: 'Drifted', reason: 'ShootConfigDrift', message: `${shootName}: ${diffs[0]}${more}` });
+      findings.push(notWritten({ state: 'Drifted', reason: 'ShootConfigDrift', message: `${shootName}: ${diffs[0]}${more}` }));
     }
   }
   const shootStatus = shootFindings(shoot, shootName, type);
@@ -278,6 +300,22 @@ function deriveExtension(
     if (f) return f;
   }
   return { state: 'Ready', reason: 'Reconciled', message: ready.join('; ') };
+}
+
+/**
+ * Why an entry that `apply garden` writes is not on the Shoot as rendered: undefined when its last
+ * run wrote this very render (then it changed since: drift), Failed when that run could not write
+ * it, else Progressing (NotApplied).
+ */
+function applyFinding(applied: RuntimeApplyRecord | undefined, type: string, digest: string, shootName: string): Finding | undefined {
+  const same = applied?.entries[type] === digest;
+  if (same && (applied!.outcome === 'Applied' || applied!.outcome === 'Unchanged')) return undefined;
+  if (same) {
+    const reason = applied!.reason ? `${applied!.reason}: ` : '';
+    return { state: 'Failed', reason: 'ShootApplyFailed', message: `kyma-fleet apply garden could not write ${type} into ${shootName} (${applied!.time}): ${reason}${applied!.message ?? applied!.outcome}` };
+  }
+  const last = applied === undefined ? 'no run recorded for this runtime' : `the last run (${applied.time}) wrote an earlier render`;
+  return { state: 'Progressing', reason: 'NotApplied', message: `${shootName}: the rendered ${type} entry is not on the Shoot yet; kyma-fleet apply garden writes it (${last})` };
 }
 
 /** Unknown when `cluster` was not read, with the reason of its read failure. */

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { deriveStatus, READ_FAILURE_REASONS, REASONS, type StatusState, summaryState } from '../../src/status/states';
-import { derive, entry, loadExample, type Mutable, moduleStatus, observed, rcc } from './status-helpers';
+import { type AppliedFalco, derive, entry, loadExample, type Mutable, moduleStatus, observed, rcc } from './status-helpers';
 
 const RC = 'registry-cache';
 const FALCO = 'falco';
@@ -17,6 +17,8 @@ interface Row {
   readonly reason: string;
   /** Substrings the message must contain. */
   readonly message?: readonly string[];
+  /** What the last `apply garden` recorded for the Falco entry (none: no run recorded). */
+  readonly applied?: AppliedFalco;
 }
 
 const PROD1 = 'acme-eu-prod-1'; // everything Ready in the sample
@@ -83,8 +85,12 @@ const ROWS: Row[] = [
   // Drifted
   { title: 'a cache volume size differs', runtime: 'acme-eu-prod-2', ext: RC, state: 'Drifted', reason: 'ShootConfigDrift', message: ['Shoot garden-kyma-prod/c-8b7c6d5: spec.extensions[type=registry-cache].providerConfig.caches[upstream=docker.io].volume.size is "50Gi"; the fleet renders "100Gi"'] },
   { title: 'on in the fleet, entry absent in the Shoot', runtime: PROD1, ext: RC, change: (o) => void (o.shoot.spec.extensions = o.shoot.spec.extensions.filter((e: any) => e.type !== 'registry-cache')), state: 'Drifted', reason: 'ShootExtensionDisabled', message: ['spec.extensions has no registry-cache entry; the fleet enables registry-cache'] },
-  { title: 'on in the fleet, disabled: true in the Shoot', runtime: PROD1, ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').disabled = true), state: 'Drifted', reason: 'ShootExtensionDisabled', message: ['is disabled: true; the fleet enables falco'] },
-  { title: 'off in the fleet, enabled in the Shoot', runtime: 'acme-us-dev-1', ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').disabled = false), state: 'Drifted', reason: 'ShootExtensionEnabled', message: ['is enabled; the fleet disables falco'] },
+  { title: 'on in the fleet, disabled: true in the Shoot after apply garden wrote it', applied: 'current', runtime: PROD1, ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').disabled = true), state: 'Drifted', reason: 'ShootExtensionDisabled', message: ['is disabled: true; the fleet enables falco'] },
+  { title: 'off in the fleet, enabled in the Shoot after apply garden wrote it', applied: 'current', runtime: 'acme-us-dev-1', ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').disabled = false), state: 'Drifted', reason: 'ShootExtensionEnabled', message: ['is enabled; the fleet disables falco'] },
+  { title: 'apply garden has never written the Falco entry', runtime: PROD1, ext: FALCO, change: (o) => void (o.shoot.spec.extensions = o.shoot.spec.extensions.filter((e: any) => e.type !== 'shoot-falco-service')), state: 'Progressing', reason: 'NotApplied', message: ['the rendered shoot-falco-service entry is not on the Shoot yet; kyma-fleet apply garden writes it (no run recorded for this runtime)'] },
+  { title: 'apply garden wrote an earlier render of the Falco entry', applied: 'earlier', runtime: PROD1, ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').providerConfig.autoUpdate = false), state: 'Progressing', reason: 'NotApplied', message: ['the last run (2026-11-21T10:00:00Z) wrote an earlier render'] },
+  { title: 'apply garden could not write this render (the Shoot admission refused it)', applied: 'failed', runtime: PROD1, ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').providerConfig.autoUpdate = false), state: 'Failed', reason: 'ShootApplyFailed', message: ['could not write shoot-falco-service into Shoot garden-kyma-prod/c-3f1e8d6 (2026-11-21T10:00:00Z): Forbidden: admission webhook', 'version not found in possible versions'] },
+  { title: 'registry-cache never consults the apply report (KIM writes it)', applied: 'failed', runtime: PROD1, ext: RC, change: (o) => void entry(o, 'registry-cache').providerConfig.caches.pop(), state: 'Drifted', reason: 'ShootConfigDrift' },
   { title: 'KIM mapped no credentials Secret (empty secretReferenceName)', runtime: PROD1, ext: RC, change: (o) => void (entry(o, 'registry-cache').providerConfig.caches[1].secretReferenceName = ''), state: 'Drifted', reason: 'ShootConfigDrift', message: ['caches[upstream=europe-docker.pkg.dev].secretReferenceName is ""', 'gar-europe-pull'] },
   {
     title: 'a cache the fleet does not render',
@@ -96,9 +102,9 @@ const ROWS: Row[] = [
     message: ['caches[upstream=quay.io] is an entry the fleet does not render'],
   },
   { title: 'a cache the fleet renders is missing', runtime: PROD1, ext: RC, change: (o) => void entry(o, 'registry-cache').providerConfig.caches.pop(), state: 'Drifted', reason: 'ShootConfigDrift', message: ['caches[upstream=europe-docker.pkg.dev] is missing'] },
-  { title: 'Falco standard rules differ', runtime: PROD1, ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').providerConfig.rules.standard = ['falco-rules']), state: 'Drifted', reason: 'ShootConfigDrift', message: ['providerConfig.rules.standard is ["falco-rules"]'] },
-  { title: 'several differences are counted', runtime: PROD1, ext: FALCO, change: (o) => Object.assign(entry(o, 'shoot-falco-service').providerConfig, { falcoVersion: '0.41.3', autoUpdate: false }), state: 'Drifted', reason: 'ShootConfigDrift', message: ['autoUpdate is false; the fleet renders true (and 1 more difference)'] },
-  { title: 'providerConfig is not an object', runtime: PROD1, ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').providerConfig = 'x'), state: 'Drifted', reason: 'ShootConfigDrift', message: ['providerConfig is "x"; the fleet renders an object'] },
+  { title: 'Falco standard rules differ', applied: 'current', runtime: PROD1, ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').providerConfig.rules.standard = ['falco-rules']), state: 'Drifted', reason: 'ShootConfigDrift', message: ['providerConfig.rules.standard is ["falco-rules"]'] },
+  { title: 'several differences are counted', applied: 'current', runtime: PROD1, ext: FALCO, change: (o) => Object.assign(entry(o, 'shoot-falco-service').providerConfig, { falcoVersion: '0.41.3', autoUpdate: false }), state: 'Drifted', reason: 'ShootConfigDrift', message: ['autoUpdate is false; the fleet renders true (and 1 more difference)'] },
+  { title: 'providerConfig is not an object', applied: 'current', runtime: PROD1, ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').providerConfig = 'x'), state: 'Drifted', reason: 'ShootConfigDrift', message: ['providerConfig is "x"; the fleet renders an object'] },
 
   // Failed
   { title: 'the RegistryCacheConfig is in Error, with its condition message', runtime: 'acme-us-prod-1', ext: RC, state: 'Failed', reason: 'RegistryCacheConfigFailed', message: ['RegistryCacheConfig kyma-system/us-docker.pkg.dev: state Error, condition RegistryCacheConfigured False (RegistryCacheGardenClusterConfigurationFailed): failed to sync secret'] },
@@ -260,7 +266,7 @@ const ROWS: Row[] = [
 
 describe('deriveStatus', () => {
   it.each(ROWS.map((r) => [`${r.state}/${r.reason}: ${r.title} (${r.runtime} ${r.ext})`, r] as const))('%s', (_title, row) => {
-    const status = derive(row.runtime, row.change);
+    const status = derive(row.runtime, row.change, undefined, row.applied);
     const e = status.extensions[row.ext]!;
     expect({ state: e.state, reason: e.reason }).toEqual({ state: row.state, reason: row.reason });
     for (const m of row.message ?? []) expect(e.message).toContain(m);
@@ -293,9 +299,12 @@ describe('deriveStatus', () => {
     const resolved = ex.resolved(PROD1);
     const { falco: _falco, ...rest } = resolved.settings.extensions;
     const unset = { ...resolved, settings: { ...resolved.settings, extensions: rest } };
-    const off = derive(PROD1, (o) => void (o.shoot.spec.extensions = o.shoot.spec.extensions.filter((e: any) => e.type !== 'shoot-falco-service')), unset);
+    // An unset extension renders no Shoot entry.
+    const shoot = structuredClone(ex.shoot(PROD1)!) as any;
+    shoot.spec.extensions = shoot.spec.extensions.filter((e: any) => e.type !== 'shoot-falco-service');
+    const off = derive(PROD1, (o) => void (o.shoot.spec.extensions = o.shoot.spec.extensions.filter((e: any) => e.type !== 'shoot-falco-service')), unset, undefined, shoot);
     expect(off.extensions.falco).toMatchObject({ state: 'Disabled', reason: 'DisabledInFleet' });
-    const on = derive(PROD1, undefined, unset);
+    const on = derive(PROD1, undefined, unset, undefined, shoot);
     expect(on.extensions.falco).toMatchObject({ state: 'Drifted', reason: 'ShootExtensionEnabled' });
   });
 

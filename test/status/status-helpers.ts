@@ -14,6 +14,8 @@ import { observeDumps } from '../../src/status/dump-source';
 import type { KubeObject, Observation, ObservedRuntime } from '../../src/status/observed';
 import { runtimeRefs } from '../../src/status/report';
 import { deriveStatus, type RuntimeStatus } from '../../src/status/states';
+import { entryDigest, type RuntimeApplyRecord } from '../../src/apply/garden-report';
+import type { ShootExtensionEntry } from '../../src/apply/shoot-entries';
 import { EXAMPLE_FLEET, NOW, REPO } from '../helpers/fleet-fixture';
 
 export const SAMPLE_DUMP = path.join(REPO, 'fleet-status-sample');
@@ -85,11 +87,28 @@ export function observed(name: string): Mutable {
 }
 
 /** Derives the status of a sample runtime after `change` edited its observation. */
-export function derive(name: string, change?: (o: Mutable) => void, resolved?: ResolvedRuntime): RuntimeStatus {
+/**
+ * What the last `apply garden` run recorded for the runtime's Falco entry: it wrote this very render
+ * ('current'), an earlier one ('earlier'), or failed to write this render ('failed').
+ */
+export type AppliedFalco = 'current' | 'earlier' | 'failed';
+
+export function derive(name: string, change?: (o: Mutable) => void, resolved?: ResolvedRuntime, applied?: AppliedFalco, renderedShoot?: Manifest): RuntimeStatus {
   const ex = loadExample();
   const o = observed(name);
   change?.(o);
-  return deriveStatus(o as unknown as ObservedRuntime, resolved ?? ex.resolved(name), ex.shoot(name), ex.model.options.extensionModules);
+  const shoot = renderedShoot ?? ex.shoot(name);
+  return deriveStatus(o as unknown as ObservedRuntime, resolved ?? ex.resolved(name), shoot, ex.model.options.extensionModules, undefined, applied && appliedRecord(shoot, applied));
+}
+
+function appliedRecord(shoot: Manifest | undefined, applied: AppliedFalco): RuntimeApplyRecord {
+  const falco = ((shoot?.spec as { extensions?: ShootExtensionEntry[] } | undefined)?.extensions ?? []).find((e) => e.type === 'shoot-falco-service');
+  if (!falco) throw new Error('appliedRecord: the render has no Falco entry');
+  const digest = applied === 'earlier' ? entryDigest({ ...falco, providerConfig: { ...falco.providerConfig, autoUpdate: false } }) : entryDigest(falco);
+  const base = { shoot: 'garden-kyma-prod/c-3f1e8d6', entries: { 'shoot-falco-service': digest }, time: '2026-11-21T10:00:00Z' };
+  return applied === 'failed'
+    ? { outcome: 'Failed', ...base, reason: 'Forbidden', message: 'admission webhook "validation.falco.extensions.gardener.cloud" denied the request: version not found in possible versions' }
+    : { outcome: 'Applied', ...base, generation: 4 };
 }
 
 /** The Shoot's spec.extensions entry of a type. */

@@ -6,6 +6,7 @@
 // (bad credentials for KCP or Garden, an unreadable dump folder); with exit 1, 2, 5 and a held
 // lock nothing is written.
 
+import { readGardenReport } from '../../apply/garden-report';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { checkFleet } from '../../fleet/check';
@@ -139,7 +140,8 @@ async function observeAndWrite(run: StatusRun): Promise<number> {
 
   const previous = readPreviousStatus(writeDir, run.refs.map((r) => r.name));
   for (const p of previous.problems) streams.err(`${display}${p.file}: warning: ${p.message}\n`);
-  const report = buildStatusReport({ model: run.model, runtimes: run.runtimes, observation, previous: previous.texts, now: run.now, html: flags.html === true });
+  const gardenApply = readGardenReport(writeDir);
+  const report = buildStatusReport({ model: run.model, runtimes: run.runtimes, observation, previous: previous.texts, now: run.now, html: flags.html === true, ...(gardenApply ? { gardenApply } : {}) });
   for (const w of report.warnings) streams.err(`${display}${w.file}: warning: ${w.message}\n`);
   const result = writeStatusFiles(writeDir, report.files, display);
   if (!result.ok) {
