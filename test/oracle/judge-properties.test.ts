@@ -6,7 +6,8 @@
 // upstream admission and every Runtime must map, by KIM's code, to its garden/ entry. (The fast-check
 // tests under test/properties/ check resolution only and render nothing; test/incremental.test.ts
 // renders bench/generate-fleet.ts fleets, judged at 200 runtimes in judge-dist.test.ts.)
-// Seed: fixed under CI, new per local run (printed; re-run with KYMA_FLEET_ORACLE_SEED=<seed>).
+// Seed: fixed under CI, new per local run (printed; re-run with KYMA_FLEET_ORACLE_SEED=<seed>;
+// KYMA_FLEET_ORACLE_RUNS=<n> draws more fleets).
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -22,7 +23,7 @@ import { Oracle } from './oracle';
 import { reproducers } from './reproducer';
 
 const SEED = Number(process.env.KYMA_FLEET_ORACLE_SEED ?? (process.env.CI === 'true' ? 0x16_0ac1e : Date.now() % 0x7fffffff));
-const NUM_RUNS = 120;
+const NUM_RUNS = Number(process.env.KYMA_FLEET_ORACLE_RUNS ?? 120);
 
 type Rec = Record<string, unknown>;
 
