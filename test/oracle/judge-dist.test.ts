@@ -36,6 +36,13 @@ function expectAllAccepted(result: JudgeResult, dist: string): void {
   expect(result.ok).toBe(true);
 }
 
+/** How many lines of one entry got each verdict. */
+function verdicts(result: JudgeResult, entry: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const l of result.lines) if (l.entry === entry) out[l.verdict] = (out[l.verdict] ?? 0) + 1;
+  return out;
+}
+
 function runtimeCount(dist: string): number {
   return fs.readdirSync(path.join(dist, 'runtimes')).length;
 }
@@ -56,8 +63,9 @@ describeWithOracle('every render judged by upstream code', () => {
     expectAllAccepted(result, dist);
     const n = runtimeCount(dist);
     expect(result.counts.equal).toBe(n); // one Runtime fragment per runtime
-    expect(result.counts.accepted).toBeGreaterThanOrEqual(n - 1); // all but the runtime that turns it off
-    expect(result.counts.disabled).toBe(1);
+    expect(verdicts(result, 'spec.resources')).toEqual({ accepted: n }); // one Shoot fragment per runtime
+    expect(verdicts(result, 'registry-cache')).toEqual({ accepted: n - 1, disabled: 1 }); // one runtime turns it off
+    expect(verdicts(result, 'shoot-falco-service')).toEqual({ 'not-judged': n });
     // The name rule was exercised: runtimes with credentials.
     expect(result.lines.some((l) => l.notes.some((n) => n.startsWith('name rule: reg-cache-')))).toBe(true);
   });
@@ -76,8 +84,8 @@ describeWithOracle('every render judged by upstream code', () => {
     const result = await judgeDist(oracle, dist);
     expectAllAccepted(result, dist);
     expect(result.counts.equal).toBe(200);
-    expect(result.counts.accepted).toBe(200 - stats.registryCacheDisabled);
-    expect(result.counts.disabled).toBe(stats.registryCacheDisabled);
+    expect(verdicts(result, 'spec.resources')).toEqual({ accepted: 200 });
+    expect(verdicts(result, 'registry-cache')).toEqual({ accepted: 200 - stats.registryCacheDisabled, disabled: stats.registryCacheDisabled });
     expect(stats.registryCacheDisabled).toBeGreaterThan(0);
     expect(stats.cacheOverrides).toBeGreaterThan(0);
   }, 180_000);
@@ -97,6 +105,12 @@ describeWithOracle('every render judged by upstream code', () => {
     const shoot = parseDocument(fs.readFileSync(shootFile, 'utf8'));
     shoot.setIn(['spec', 'extensions', 0, 'providerConfig', 'caches', 0, 'size'], '10Gi');
     fs.writeFileSync(shootFile, shoot.toString());
+    // And a Shoot whose spec.resources names one Secret twice.
+    const usShootFile = fragment('acme-us-prod-1', 'garden', 'shoot-');
+    const usShoot = parseDocument(fs.readFileSync(usShootFile, 'utf8'));
+    const resources = usShoot.toJS().spec.resources as unknown[];
+    usShoot.setIn(['spec', 'resources'], [...resources, resources[0]]);
+    fs.writeFileSync(usShootFile, usShoot.toString());
     const rt = parseDocument(fs.readFileSync(runtimeFile, 'utf8'));
     const items = rt.toJS().spec.imageRegistryCache as { config: { upstream: string } }[];
     const europe = items.findIndex((i) => i.config.upstream === 'europe-docker.pkg.dev');
@@ -110,6 +124,8 @@ describeWithOracle('every render judged by upstream code', () => {
     expect(text).toContain('runtimes/acme-eu-prod-1/kcp/');
     expect(text).toContain('failed to decode providerConfig: strict decoding error: unknown field "caches[0].size"');
     expect(text).toContain('kyma-fleet: accepted (rendered by synth)');
+    expect(text).toMatch(/runtimes\/acme-us-prod-1\/garden\/\S+ \(Shoot \S+\) spec.resources\n/);
+    expect(text).toMatch(/spec.resources\[\d\].name: Duplicate value: "[^"]+"/);
     expect(text).toMatch(/providerConfig \(decoded\)\.caches\[\d\]\.volume\.size: KIM "31Gi", kyma-fleet "30Gi"/);
     expect(await oracleCli(['judge', dist])).toBe(1);
   });

@@ -1,5 +1,6 @@
-// Judges a rendered dist/ folder with the upstream oracle: every extension entry of every Shoot
-// fragment (dist/runtimes/<name>/garden/) goes through upstream admission, and every Runtime fragment
+// Judges a rendered dist/ folder with the upstream oracle: every Shoot fragment
+// (dist/runtimes/<name>/garden/) is decoded strictly with its spec.resources validated by Gardener,
+// every extension entry goes through upstream admission, and every Runtime fragment
 // (dist/runtimes/<name>/kcp/) through KIM's own mapping, compared with the runtime's Shoot fragment.
 // One line per object and extension entry. Other folders (skr/, skr-config/, gitops/) are not read.
 
@@ -16,7 +17,7 @@ export interface JudgeLine {
   file: string;
   /** `Shoot garden-x/c-1` or `Runtime kcp-system/<id>` */
   object: string;
-  /** The extension entry or mapping judged: `registry-cache`, `shoot-falco-service`, `KIM registry-cache`. */
+  /** What was judged: `spec.resources`, an extension type (`registry-cache`, `shoot-falco-service`), `KIM registry-cache`. */
   entry: string;
   verdict: Verdict;
   /** Upstream's messages (refused), the differences (differs), or the reason (not-judged). */
@@ -75,6 +76,9 @@ export const FALCO_NOT_JUDGED = 'the Falco extension module is not served by the
 async function judgeShoot(oracle: Oracle, fragment: Fragment): Promise<JudgeLine[]> {
   const lines: JudgeLine[] = [];
   const object = describeObject(fragment.object);
+  // The fragment as the API server decodes it, and its spec.resources as Gardener validates them.
+  const resources = await oracle.ask('shoot/validate-resources', { shoot: fragment.object });
+  lines.push({ file: fragment.file, object, entry: 'spec.resources', verdict: resources.accepted ? 'accepted' : 'refused', messages: resources.errors ?? [], notes: [] });
   for (const ext of extensionsOf(fragment.object)) {
     const entry = String(ext.type);
     const line = (verdict: Verdict, messages: string[] = [], notes: string[] = []): JudgeLine => ({ file: fragment.file, object, entry, verdict, messages, notes });

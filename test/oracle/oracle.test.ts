@@ -91,6 +91,19 @@ describeWithOracle('the upstream oracle', () => {
     expect(r.errors).toEqual([expect.stringContaining('the referenced secret "garden-oracle/ghcr-pull" should be immutable')]);
   });
 
+  it('validates spec.resources with Gardener\'s ValidateResources, after a strict Shoot decode', async () => {
+    const ok = await oracle.ask('shoot/validate-resources', { shoot: { spec: { resources: [secretResource('a'), { name: 'cm', resourceRef: { apiVersion: 'v1', kind: 'ConfigMap', name: 'cm' } }] } } });
+    expect(ok).toMatchObject({ accepted: true, errors: [] });
+    const bad = await oracle.ask('shoot/validate-resources', { shoot: { spec: { resources: [secretResource('a'), { name: 'a', resourceRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'd' } }] } } });
+    expect(bad.errors).toEqual([
+      'spec.resources[1].name: Duplicate value: "a"',
+      'spec.resources[1].resourceRef: Unsupported value: "apps/v1, Kind=Deployment": supported values: "/v1, Kind=Secret", "/v1, Kind=ConfigMap", "security.gardener.cloud/v1alpha1, Kind=WorkloadIdentity"',
+    ]);
+    const unknownField = await oracle.ask('shoot/validate-resources', { shoot: { spec: { extensions: [{ type: 'registry-cache', enabled: true }] } } });
+    expect(unknownField).toMatchObject({ accepted: false, refusedBy: 'shoot-decode' });
+    expect(unknownField.errors![0]).toContain('unknown field "spec.extensions[0].enabled"');
+  });
+
   it('skips a disabled entry as Gardener does (the webhook does not run)', async () => {
     const r = await oracle.ask('registry-cache/validate', { shoot: { spec: { extensions: [{ type: 'registry-cache', disabled: true }] } } });
     expect(r).toMatchObject({ accepted: true, skipped: expect.stringContaining('disabled') });

@@ -8,7 +8,8 @@
 // malformed fields, an op whose upstream module is unavailable) is answered with `error` set and the
 // program keeps reading; a verdict (accepted or refused) is never an `error`. The program exits 0
 // when stdin closes. Two programs serve the ops (their dependency graphs cannot be one module):
-//   admission: versions, registry-cache/validate, registry-cache/validate-config, falco/validate
+//   admission: versions, registry-cache/validate, registry-cache/validate-config,
+//              shoot/validate-resources, falco/validate
 //   kim:       versions, kim/registry-cache
 // The client (oracle.ts) starts both and routes each op to its program.
 
@@ -47,6 +48,8 @@ export interface Requests {
   /** ValidateRegistryConfig alone on one providerConfig (strict decode first), at `fieldPath`
    * (names and indexes, default ["spec","extensions",0,"providerConfig"]). */
   'registry-cache/validate-config': { providerConfig: unknown; fieldPath?: (string | number)[] };
+  /** The Shoot decoded strictly, then Gardener's ValidateResources on its spec.resources. */
+  'shoot/validate-resources': { shoot: KubeObject };
   /** Always answered with an `error` starting "unavailable:" (the Falco module is not served). */
   'falco/validate': { shoot?: KubeObject; falcoProfile?: string };
   /**
@@ -72,6 +75,7 @@ export interface Responses {
     decodeError?: string;
   };
   'registry-cache/validate-config': { fieldErrors: FieldError[]; decodeError?: string };
+  'shoot/validate-resources': { accepted: boolean; errors?: string[]; refusedBy?: 'shoot-decode' | 'api-validation' };
   'falco/validate': { accepted: boolean; errors?: string[] };
   'kim/registry-cache': {
     /** False when KIM's types refuse the Runtime (errors say why). */
@@ -112,6 +116,7 @@ export const PROGRAM_OF: Record<Op, 'admission' | 'kim'> = {
   versions: 'admission',
   'registry-cache/validate': 'admission',
   'registry-cache/validate-config': 'admission',
+  'shoot/validate-resources': 'admission',
   'falco/validate': 'admission',
   'kim/registry-cache': 'kim',
 };

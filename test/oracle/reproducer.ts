@@ -12,6 +12,7 @@ function renderedEntry(distDir: string, line: JudgeLine): unknown {
   const object = docs.find((d) => d && (d.kind === 'Shoot' || d.kind === 'Runtime'));
   if (!object) return undefined;
   if (object.kind === 'Runtime') return { 'spec.imageRegistryCache': object.spec?.imageRegistryCache };
+  if (line.entry === 'spec.resources') return { 'spec.resources': object.spec?.resources };
   const ext = (object.spec?.extensions ?? []).find((e: { type?: string }) => e.type === line.entry);
   return { extension: ext, 'spec.resources': object.spec?.resources };
 }
@@ -24,11 +25,11 @@ export function reproducers(result: JudgeResult, distDir: string, context = ''):
       [
         `${context}${l.file} (${l.object}) ${l.entry}`,
         `  kyma-fleet: accepted (rendered by synth)`,
-        `  upstream:   ${l.verdict}${l.entry.startsWith('KIM') ? ' (KIM mapping vs garden/)' : ' (admission)'}`,
+        `  upstream:   ${l.verdict} (${l.entry.startsWith('KIM') ? 'KIM mapping vs garden/' : l.entry === 'spec.resources' ? 'Gardener API validation' : 'admission'})`,
         ...l.messages.map((m) => `    ${m}`),
         ...l.notes.map((n) => `    note: ${n}`),
         '  rendered:',
-        ...stringify(renderedEntry(distDir, l) ?? null, { lineWidth: 0 }).trimEnd().split('\n').map((s) => `    ${s}`),
+        ...stringify(renderedEntry(distDir, l) ?? null, { lineWidth: 0, aliasDuplicateObjects: false }).trimEnd().split('\n').map((s) => `    ${s}`),
       ].join('\n'),
     );
 }

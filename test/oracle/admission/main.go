@@ -5,6 +5,7 @@
 //	versions                        the upstream module versions compiled in
 //	registry-cache/validate         Shoot admission of the registry-cache entry
 //	registry-cache/validate-config  bare ValidateRegistryConfig field errors of one providerConfig
+//	shoot/validate-resources        strict Shoot decoding and Gardener's ValidateResources on spec.resources
 //	falco/validate                  an "unavailable: …" error: the Falco module is not served
 package main
 
@@ -20,6 +21,7 @@ func main() {
 		"versions":                       jsonlines.Versions,
 		"registry-cache/validate":        handleRegistryCacheValidate,
 		"registry-cache/validate-config": handleRegistryCacheValidateConfig,
+		"shoot/validate-resources":       handleShootValidateResources,
 		"falco/validate":                 handleFalcoValidate,
 	}
 	if err := jsonlines.Serve(os.Stdin, os.Stdout, handlers); err != nil {
