@@ -180,6 +180,19 @@ function describeKIM(get: () => Oracle): void {
     expect(r.comparison).toMatchObject({ equal: true, nameMap: { [`reg-cache-${UID}`]: 'pull', [`reg-cache-${other}`]: 'pull' } });
   });
 
+  it('KIM at the pin: an empty Runtime list on a Shoot holding a disabled entry without providerConfig makes KIM panic', async () => {
+    // Why the comparison starts from the rendered Shoot without its registry-cache entry (docs/testing.md):
+    // kyma-fleet's garden/ patch for a runtime that turns the cache off is `{type: registry-cache, disabled: true}`;
+    // KIM aa49051 then dereferences the missing providerConfig (f271b80 no longer has that path). A bump
+    // past 4d4bd21f makes this answer accepted, and this test tells so.
+    const r = await get().ask('kim/registry-cache', {
+      runtime: runtimeCR([]),
+      currentShoot: { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'Shoot', metadata: { name: 's' }, spec: { extensions: [{ type: 'registry-cache', disabled: true }] } },
+    });
+    expect(r.accepted).toBe(false);
+    expect(r.errors![0]).toMatch(/^KIM's patch failed: panic in KIM's code: runtime error: invalid memory address or nil pointer dereference/);
+  });
+
   it('KIM: a Runtime field KIM does not know is refused by its types', async () => {
     const bad = runtimeCR([{ uid: UID, config: { upstream: 'ghcr.io', size: '1Gi' } }]);
     const r = await get().ask('kim/registry-cache', { runtime: bad });
