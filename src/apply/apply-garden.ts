@@ -99,30 +99,36 @@ export async function applyGarden(targets: readonly GardenTarget[], options: Gar
     }
   };
 
+  /** Runs `fn` for each target, bounded: a failure is that target's result, a 401 stops the run. */
+  const forEach = (items: readonly GardenTarget[], fn: (t: GardenTarget) => Promise<void>): Promise<void> =>
+    forEachBounded(items, options.concurrency, run.signal, async (t) => {
+      try {
+        await fn(t);
+      } catch (err) {
+        if (err instanceof RunStopped) return;
+        stopOn401(err);
+        results.set(t.name, failure(err));
+      }
+    }).catch((err: unknown) => {
+      if (!(err instanceof RunStopped)) throw err;
+    });
+
   // 1. Read and plan every Shoot.
-  const plans = new Map<string, { plan: ShootPlan; shoot: unknown }>();
-  await forEachBounded(targets, options.concurrency, run.signal, async (t) => {
-    try {
-      const read = await readAndPlan(garden, t);
-      if ('failed' in read) results.set(t.name, read.failed);
-      else plans.set(t.name, read);
-    } catch (err) {
-      if (err instanceof RunStopped) return;
-      stopOn401(err);
-      results.set(t.name, failure(err));
-    }
-  }).catch((err: unknown) => {
-    if (!(err instanceof RunStopped)) throw err;
+  const plans = new Map<string, ShootPlan>();
+  await forEach(targets, async (t) => {
+    const read = await readAndPlan(garden, t);
+    if ('failed' in read) results.set(t.name, read.failed);
+    else plans.set(t.name, read.plan);
   });
   if (run.global) return { global: run.global, results: new Map() };
-  for (const [name, { plan }] of plans) {
-    if (plan.kind === 'refused') results.set(name, { outcome: 'Refused', reason: plan.reason, message: plan.message });
-    else if (plan.kind === 'unchanged') results.set(name, { outcome: 'Unchanged', ...(plan.generation === undefined ? {} : { generation: plan.generation }) });
+  for (const [name, plan] of plans) {
+    const done = settled(plan);
+    if (done) results.set(name, done);
   }
-  const updates = targets.filter((t) => plans.get(t.name)?.plan.kind === 'update');
-  const guarded = options.guard?.(new Map([...plans].map(([n, p]) => [n, p.plan])));
+  const updates = targets.filter((t) => plans.get(t.name)?.kind === 'update');
+  const guarded = options.guard?.(plans);
   if (options.dryRun) {
-    for (const t of updates) results.set(t.name, { outcome: 'WouldApply', plan: plans.get(t.name)!.plan as ShootPlan & { kind: 'update' } });
+    for (const t of updates) results.set(t.name, { outcome: 'WouldApply', plan: plans.get(t.name) as ShootPlan & { kind: 'update' } });
     return { ...(guarded !== undefined ? { guarded } : {}), results };
   }
   if (guarded !== undefined) return { guarded, results };
@@ -130,43 +136,41 @@ export async function applyGarden(targets: readonly GardenTarget[], options: Gar
   // 2. Write, planning again after every conflict.
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const backoff = options.conflictBackoffMs ?? DEFAULT_CONFLICT_BACKOFF_MS;
-  await forEachBounded(updates, options.concurrency, run.signal, async (t) => {
-    let plan = plans.get(t.name)!.plan;
-    try {
-      for (let attempt = 1; ; attempt++) {
-        if (plan.kind === 'refused') return void results.set(t.name, { outcome: 'Refused', reason: plan.reason, message: plan.message });
-        if (plan.kind === 'unchanged') return void results.set(t.name, { outcome: 'Unchanged', ...(plan.generation === undefined ? {} : { generation: plan.generation }) });
-        const written = await writePlan(garden, t, plan);
-        if (written.ok) {
-          const generation = generationOf(written.shoot);
-          return void results.set(t.name, { outcome: 'Applied', plan, attempts: attempt, ...(generation === undefined ? {} : { generation }) });
-        }
-        if (written.notFound) return void results.set(t.name, { outcome: 'Failed', reason: 'NotFound', message: `Shoot ${t.shootNamespace}/${t.shootName} was deleted while the run was writing it` });
-        if (attempt >= maxAttempts) {
-          return void results.set(t.name, { outcome: 'Failed', reason: 'Conflict', message: `the Shoot changed under every one of ${maxAttempts} writes (409 Conflict each time); run again` });
-        }
-        await sleep(Math.min(MAX_CONFLICT_BACKOFF_MS, backoff * 2 ** (attempt - 1)) * (0.5 + Math.random()), run.signal);
-        const read = await readAndPlan(garden, t);
-        if ('failed' in read) return void results.set(t.name, read.failed);
-        plan = read.plan;
+  await forEach(updates, async (t) => {
+    let plan = plans.get(t.name)!;
+    for (let attempt = 1; ; attempt++) {
+      if (plan.kind !== 'update') return void results.set(t.name, settled(plan)!);
+      const written = await writePlan(garden, t, plan);
+      if (written.ok) {
+        const generation = generationOf(written.shoot);
+        return void results.set(t.name, { outcome: 'Applied', plan, attempts: attempt, ...(generation === undefined ? {} : { generation }) });
       }
-    } catch (err) {
-      if (err instanceof RunStopped) return;
-      stopOn401(err);
-      results.set(t.name, failure(err));
+      if (written.notFound) return void results.set(t.name, { outcome: 'Failed', reason: 'NotFound', message: `Shoot ${t.shootNamespace}/${t.shootName} was deleted while the run was writing it` });
+      if (attempt >= maxAttempts) {
+        return void results.set(t.name, { outcome: 'Failed', reason: 'Conflict', message: `the Shoot changed under every one of ${maxAttempts} writes (409 Conflict each time); run again` });
+      }
+      await sleep(Math.min(MAX_CONFLICT_BACKOFF_MS, backoff * 2 ** (attempt - 1)) * (0.5 + Math.random()), run.signal);
+      const read = await readAndPlan(garden, t);
+      if ('failed' in read) return void results.set(t.name, read.failed);
+      plan = read.plan;
     }
-  }).catch((err: unknown) => {
-    if (!(err instanceof RunStopped)) throw err;
   });
   return { ...(run.global ? { global: run.global } : {}), results };
 }
 
-async function readAndPlan(garden: KubeReader, t: GardenTarget): Promise<{ plan: ShootPlan; shoot: unknown } | { failed: GardenResult }> {
+/** The result of a plan that needs no write (refused or unchanged); undefined for an update. */
+function settled(plan: ShootPlan): GardenResult | undefined {
+  if (plan.kind === 'refused') return { outcome: 'Refused', reason: plan.reason, message: plan.message };
+  if (plan.kind === 'unchanged') return { outcome: 'Unchanged', ...(plan.generation === undefined ? {} : { generation: plan.generation }) };
+  return undefined;
+}
+
+async function readAndPlan(garden: KubeReader, t: GardenTarget): Promise<{ plan: ShootPlan } | { failed: GardenResult }> {
   const shoot = await garden.getObject(SHOOT, t.shootNamespace, t.shootName);
   if (shoot === NOT_FOUND) {
     return { failed: { outcome: 'Failed', reason: 'NotFound', message: `Shoot ${t.shootNamespace}/${t.shootName} does not exist in the Garden cluster` } };
   }
-  return { plan: planShootEntries(shoot, t.runtimeID, t.owned), shoot };
+  return { plan: planShootEntries(shoot, t.runtimeID, t.owned) };
 }
 
 /** One write; `ok: false` on a 409 (plan again) or a 404. Other failures throw ReadError. */

@@ -20,7 +20,7 @@ import { sanitizeMessage } from '../../status/sanitize';
 import { STATUS_STATES, type StatusState } from '../../status/states';
 import { lockStatusDir } from '../../status/status-lock';
 import { readPreviousStatus, writeStatusFiles } from '../../status/write-status';
-import { evaluationTime, fleetOption, outputOption, UsageError } from '../options';
+import { concurrencyOption, evaluationTime, fleetOption, outputOption, timeoutOption, UsageError } from '../options';
 import { plural, printDiagnostics, type Streams } from '../report';
 
 interface StatusFlags {
@@ -199,21 +199,8 @@ function checkUsage(flags: StatusFlags): LiveOptions | undefined {
     return undefined;
   }
   if (!flags.kcpContext || !flags.gardenContext) throw new UsageError('--kubeconfig needs --kcp-context CTX and --garden-context CTX');
-  let concurrency = DEFAULT_CONCURRENCY;
-  if (flags.concurrency !== undefined) {
-    if (!/^[0-9]{1,4}$/.test(flags.concurrency) || Number(flags.concurrency) < 1 || Number(flags.concurrency) > 256) {
-      throw new UsageError(`--concurrency must be a whole number from 1 to 256 (got ${JSON.stringify(flags.concurrency)})`);
-    }
-    concurrency = Number(flags.concurrency);
-  }
-  let timeoutMs = DEFAULT_TIMEOUT_SECONDS * 1000;
-  if (flags.timeout !== undefined) {
-    const t = Number(flags.timeout);
-    if (!/^[0-9]+(\.[0-9]+)?$/.test(flags.timeout) || !(t > 0) || t > 3600) {
-      throw new UsageError(`--timeout must be a number of seconds above 0 and at most 3600 (got ${JSON.stringify(flags.timeout)})`);
-    }
-    timeoutMs = Math.round(t * 1000);
-  }
+  const concurrency = concurrencyOption(flags.concurrency, DEFAULT_CONCURRENCY);
+  const timeoutMs = timeoutOption(flags.timeout, DEFAULT_TIMEOUT_SECONDS);
   return {
     kubeconfig: flags.kubeconfig!,
     kcpContext: flags.kcpContext,
