@@ -197,11 +197,23 @@ function checkDestinationDuplicates(destinations: readonly DestinationItem[], re
   }
 }
 
+/** KIM drops and rebuilds every Shoot resource whose name contains this (kyma-gardener-apis.md §8). */
+const KIM_RESERVED_NAME_PART = 'reg-cache-';
+
 function checkDestinationSecretNames(destinations: readonly DestinationItem[], reporter: RuleReporter): void {
   for (const d of destinations) {
     if (d.resourceSecretName === undefined) continue;
     const problem = dns1123SubdomainProblem(d.resourceSecretName);
     if (problem) reporter.report(['destinations', d.index, 'resourceSecretName'], 'E_FALCO_DESTINATION', problem);
+    // The Secret becomes a Shoot resource of that name; KIM's next patch would remove it, and the
+    // destination would then fail admission with "... config <name> not found in resources".
+    if (d.resourceSecretName.includes(KIM_RESERVED_NAME_PART)) {
+      reporter.report(
+        ['destinations', d.index, 'resourceSecretName'],
+        'E_FALCO_DESTINATION',
+        `must not contain ${quote(KIM_RESERVED_NAME_PART)}: KIM removes the Shoot resources whose name contains it (got ${quote(d.resourceSecretName)})`,
+      );
+    }
   }
 }
 
