@@ -73,6 +73,10 @@ metadata:
 spec:
   # Namespace of the Kyma and Runtime CRs (and of KIM's kubeconfig-<runtimeID> secrets) in the KCP.
   kcpNamespace: kcp-system
+  # The API servers kyma-fleet status may contact with the kubeconfig-<runtimeID> Secrets it reads from
+  # the KCP; a Secret pointing elsewhere is refused. Set it to your landscape's runtime API server domain.
+  skrApiServers:
+    - "*.kyma.ondemand.com"
   kim:
     # false: KIM's RegistryCacheConfig controller is off, so kcp/ Runtime fragments carry the caches.
     registryCacheSync: false
