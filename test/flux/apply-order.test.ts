@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { generateFleet } from '../../bench/generate-fleet';
 import { describeWithCluster } from '../cluster/describe-with-cluster';
-import { startTestCluster, type TestCluster } from '../cluster/harness';
+import { availableCrds, startTestCluster, type TestCluster } from '../cluster/harness';
 import { NOW, REPO, runBinary } from '../helpers/fleet-fixture';
 import { CRD, createKebRuntimes, createNamespaces, mapLimit, reconcileInOrder } from './cluster-steps';
 import { ensureFluxApply, type ReconcileResult } from './flux-apply';
@@ -28,6 +28,8 @@ const KYMA_ID = inventoryId({ apiVersion: 'operator.kyma-project.io/v1beta2', ki
 
 let cluster: TestCluster;
 const tempDirs: string[] = [];
+/** CRDs a case installed as the modules' CRDs (deleted again before the next case). */
+const installedByModules = new Set<string>();
 
 describeWithCluster('Flux apply order of the SKR on a real API server', () => {
   beforeAll(async () => {
@@ -64,7 +66,7 @@ describeWithCluster('Flux apply order of the SKR on a real API server', () => {
 /** Back to a cluster without the RegistryCacheConfig CRD and without anything a previous case applied. */
 async function resetCluster(): Promise<void> {
   const crds = await cluster.kubectl(['get', 'crd', '-o', 'name']);
-  if (crds.stdout.includes(CRD.registryCacheConfig)) await cluster.deleteCrd(CRD.registryCacheConfig);
+  for (const name of installedByModules) if (crds.stdout.includes(name)) await cluster.deleteCrd(name);
   await cluster.kubectl(['delete', 'kustomizations.kustomize.toolkit.fluxcd.io', '--all', '-n', 'kcp-system', '--wait']);
   await cluster.kubectl(['delete', 'runtimes.infrastructuremanager.kyma-project.io', '--all', '-n', 'kcp-system', '--wait']);
   await cluster.kubectl(['delete', 'kymas.operator.kyma-project.io', '--all', '-A', '--wait']);
@@ -87,8 +89,14 @@ async function checkApplyOrder(sourceRoot: string, distDir: string): Promise<Ord
   const problems: string[] = [];
   const holds = (k: FluxKustomization, kind: string) => renderedObjects(sourceRoot, k.specPath).some((o) => o.kind === kind);
   const withRegistryCache = runtimes.filter(([, ks]) => ks.some((k) => holds(k, 'RegistryCacheConfig')));
+  // The CRDs the modules bring: RegistryCacheConfig, and whatever else the wiring health-checks.
+  const moduleCrds = [...new Set([CRD.registryCacheConfig as string, ...wiring.flatMap((k) => k.healthChecks)
+    .filter((h) => h.kind === 'CustomResourceDefinition').map((h) => h.name)])].sort();
+  const unknown = moduleCrds.filter((name) => !availableCrds().includes(name));
+  expect(unknown, 'health-checked CRDs that imports/crds/ does not have').toEqual([]);
+  moduleCrds.forEach((name) => installedByModules.add(name));
   const crdsNow = await cluster.kubectl(['get', 'crd', '-o', 'name']);
-  expect(crdsNow.stdout).not.toContain(CRD.registryCacheConfig);
+  for (const name of moduleCrds) expect(crdsNow.stdout).not.toContain(name);
 
   // The KCP side: KEB has created every Runtime before kyma-fleet's fragment arrives.
   await createKebRuntimes(cluster, sourceRoot, wiring.filter((k) => k.target === 'kcp'));
@@ -108,11 +116,11 @@ async function checkApplyOrder(sourceRoot: string, distDir: string): Promise<Ord
   const kyma = await cluster.kubectl(['get', 'kymas.operator.kyma-project.io', '-n', 'kyma-system', 'default', '-o', 'name'], { check: false });
   if (kyma.code !== 0) problems.push(`before the CRD: no Kyma CR kyma-system/default on the cluster: ${kyma.stderr.trim()}`);
 
-  // Step 2: the registry-cache module's CRD arrives; every Kustomization reconciles to Ready.
-  await cluster.installCrds([CRD.registryCacheConfig]);
+  // Step 2: the modules' CRDs arrive; every Kustomization reconciles to Ready.
+  await cluster.installCrds(moduleCrds);
   started = Date.now();
   const second = await mapLimit(runtimes, 4, async ([runtime, ks]) => ({ runtime, ks, results: await reconcileInOrder(ks, { ...opts, healthTimeout: '60s' }) }));
-  console.log(`${runtimes.length} runtimes reconciled with the CRD in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`${runtimes.length} runtimes reconciled with the modules' CRDs in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   for (const { ks, results } of second) {
     for (const k of ks) {
       const r = results.get(k.name)!;
