@@ -1,7 +1,8 @@
 // Every render judged, on property-generated fleets (issue 16): fast-check draws fleets whose
 // registry-cache and Falco settings live near the edges of the rules (hosts with ports, IP literals,
 // punycode, upper case, trailing dots; quantities such as 1.5Gi, 1e3, 0, 10GB; durations such as 0s,
-// 1h30m, 7d, -1h; URLs with paths, user info and ports; proxies; credentials), renders each with synth,
+// 1h30m, 7d, -1h; URLs with paths, user info and ports; proxies; credentials; Falco destination
+// Secrets, which become Shoot resources KIM must keep), renders each with synth,
 // and where kyma-fleet accepts the fleet, judges its dist/: every registry-cache entry must pass
 // upstream admission and every Runtime must map, by KIM's code, to its garden/ entry. (The fast-check
 // tests under test/properties/ check resolution only and render nothing; test/incremental.test.ts
@@ -66,7 +67,11 @@ const falcoArb: fc.Arbitrary<Rec> = fc.record(
     falcoVersion: fc.constantFrom('0.42.1', '0.44.1'),
     autoUpdate: fc.boolean(),
     rules: fc.record({ standard: fc.subarray(['falco-rules', 'falco-incubating-rules', 'falco-sandbox-rules'], { minLength: 1 }) }),
-    destinations: fc.constantFrom([{ name: 'logging' }], [{ name: 'stdout' }], [{ name: 'logging' }, { name: 'stdout' }]),
+    destinations: fc.oneof(
+      fc.constantFrom([{ name: 'logging' }], [{ name: 'stdout' }], [{ name: 'logging' }, { name: 'stdout' }]),
+      // A destination Secret becomes a Shoot resource, which KIM's patch must keep.
+      pool(['falco-webhook', 'falco.splunk'], ['falco-reg-cache-webhook', 'Falco_Webhook']).map((secret) => [{ name: 'stdout' }, { name: 'custom', resourceSecretName: secret }]),
+    ),
   },
   { requiredKeys: ['enabled'] },
 );
