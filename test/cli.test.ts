@@ -37,6 +37,7 @@ describe('kyma-fleet binary', () => {
     expect(e.layers.map((l: { layer: string; name: string }) => `${l.layer}:${l.name}`)).toEqual(['defaults:defaults', 'group:americas', 'runtime:acme-us-dev-1']);
     expect(e.extensions).toEqual([
       { name: 'falco', state: 'disabled' },
+      { name: 'lakom', state: 'disabled' },
       { name: 'registry-cache', state: 'disabled' },
     ]);
     const enabled = e.values.find((v: { path: string }) => v.path === 'extensions.registry-cache.enabled');

@@ -3,8 +3,9 @@
 import type { ExtensionPlugin } from './types';
 import { registryCacheExtension } from './registry-cache';
 import { falcoExtension } from './falco';
+import { lakomExtension } from './lakom';
 
-export const EXTENSIONS: readonly ExtensionPlugin<any>[] = [registryCacheExtension, falcoExtension];
+export const EXTENSIONS: readonly ExtensionPlugin<any>[] = [registryCacheExtension, falcoExtension, lakomExtension];
 
 export function findExtension(name: string): ExtensionPlugin<any> | undefined {
   return EXTENSIONS.find((e) => e.name === name);

@@ -111,8 +111,12 @@ export interface ExtensionPlugin<State = unknown> {
    * writes it (KIM keeps Shoot entries of types it does not manage).
    */
   readonly shootEntryWrittenBy?: 'kim';
-  /** Kyma module that an enabled extension adds to the Kyma CR (the Fleet may rename or omit it). */
-  readonly defaultModuleName: string;
+  /**
+   * Kyma module that an enabled extension adds to the Kyma CR (the Fleet may rename or omit it).
+   * Absent for an extension without a Kyma module: none is added unless `Fleet.spec.extensionModules`
+   * names one.
+   */
+  readonly defaultModuleName?: string;
   /** Schema of `extensions.<name>` in one layer. Every field optional; includes `enabled`. */
   readonly schema: JsonSchema;
   /**

@@ -78,7 +78,7 @@ export function settingsProperties(extensions: readonly ExtensionPlugin<any>[] =
     extensions: {
       type: 'object',
       additionalProperties: false,
-      description: `Gardener extensions, each also a Kyma module. Supported: ${extensions.map((e) => e.name).join(', ')}.`,
+      description: `Gardener extensions, each with the Kyma module it adds when enabled (if any; see extensionModules). Supported: ${extensions.map((e) => e.name).join(', ')}.`,
       properties: ext,
     },
   };
@@ -184,7 +184,10 @@ export function fleetSchema(extensions: readonly ExtensionPlugin<any>[] = EXTENS
     extModules[e.name] = {
       type: ['string', 'boolean'],
       maxLength: 64,
-      description: `Kyma module added when ${e.name} is enabled (default "${e.defaultModuleName}"); false adds none.`,
+      description:
+        e.defaultModuleName === undefined
+          ? `Kyma module added when ${e.name} is enabled (default: none); false adds none.`
+          : `Kyma module added when ${e.name} is enabled (default "${e.defaultModuleName}"); false adds none.`,
     };
   }
   return document('Fleet', 'Fleet-wide options and the default settings of every runtime.', {

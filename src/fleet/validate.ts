@@ -316,7 +316,7 @@ function readFleetOptions(spec: Rec, extensions: readonly ExtensionPlugin<any>[]
     } else if (typeof v === 'string' && (v === '' || !MODULE_NAME_PATTERN.test(v))) {
       reporter.report(['extensionModules', e.name], 'E_MODULE_NAME', `must match the module catalog pattern '^([a-z]{3,}(-[a-z]{3,})*)?$' (got ${quote(v)})`);
     }
-    extensionModules[e.name] = typeof v === 'string' ? v : v === false ? false : e.defaultModuleName;
+    extensionModules[e.name] = typeof v === 'string' ? v : v === false ? false : (e.defaultModuleName ?? false);
   }
   const policies: Policy[] = [];
   const known = new Set(extensions.map((e) => e.name));

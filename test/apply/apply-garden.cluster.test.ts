@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { generateFleet } from '../../bench/generate-fleet';
+import { fleetWrittenTypes } from '../../src/apply/garden-targets';
 import { describeWithCluster } from '../cluster/describe-with-cluster';
 import { startTestCluster, type TestCluster } from '../cluster/harness';
 import { BIN, EXAMPLE_FLEET, NOW, runBinary, testProcessEnv } from '../helpers/fleet-fixture';
@@ -29,6 +30,10 @@ interface Runtime {
   shoot: string;
   /** The rendered Falco entry in dist/ (undefined: the fleet writes nothing into this Shoot). */
   falco?: Rec;
+  /** Every rendered entry of a type apply garden writes (Falco, Lakom, ...), in type order. */
+  owned: Rec[];
+  /** The rendered spec.resources entries those entries reference. */
+  resources: Rec[];
 }
 
 /** KIM's entries as KIM writes them: every test Shoot starts with these. */
@@ -57,7 +62,13 @@ function runtimesOf(workspace: string): Runtime[] {
     const shootFile = fs.existsSync(gardenDir) ? fs.readdirSync(gardenDir).find((f) => f.startsWith('shoot-')) : undefined;
     const fragment = shootFile ? (parse(fs.readFileSync(path.join(gardenDir, shootFile), 'utf8')) as Rec) : undefined;
     const falco = (fragment?.spec?.extensions ?? []).find((e: Rec) => e.type === FALCO);
-    out.push({ name, runtimeID: doc.spec.runtimeID, namespace: `garden-${doc.spec.shoot.project}`, shoot: doc.spec.shoot.name, ...(falco ? { falco } : {}) });
+    const written = fleetWrittenTypes();
+    const owned = ((fragment?.spec?.extensions ?? []) as Rec[]).filter((e) => written.has(e.type)).sort((a, b) => (a.type < b.type ? -1 : 1));
+    const referenced = new Set(owned.flatMap((e) => Object.values(e.providerConfig ?? {}).flatMap(function strings(v: unknown): string[] {
+      return typeof v === 'string' ? [v] : typeof v === 'object' && v !== null ? Object.values(v).flatMap(strings) : [];
+    })));
+    const resources = ((fragment?.spec?.resources ?? []) as Rec[]).filter((res) => referenced.has(res.name));
+    out.push({ name, runtimeID: doc.spec.runtimeID, namespace: `garden-${doc.spec.shoot.project}`, shoot: doc.spec.shoot.name, ...(falco ? { falco } : {}), owned, resources });
   }
   return out;
 }
@@ -122,12 +133,12 @@ describeWithCluster('kyma-fleet apply garden on a real API server', () => {
     return runBinary(['apply', 'garden', '--kubeconfig', kubeconfig, '--garden-context', 'test-cluster', '--now', NOW, ...args], ws);
   }
 
-  /** What the Shoot must hold after the fleet's run: KIM's entries in place, the Falco entry appended. */
+  /** What the Shoot must hold after the fleet's run: KIM's entries in place, the fleet's entries appended. */
   function intended(before: Rec, r: Runtime): Rec[] {
-    return r.falco ? [...before.spec.extensions, r.falco] : before.spec.extensions;
+    return [...before.spec.extensions, ...r.owned];
   }
 
-  it('writes only the Falco entries; KIM entries stay byte for byte and in place; a second run writes nothing', async () => {
+  it('writes only the fleet\'s entries (Falco, Lakom); KIM entries stay byte for byte and in place; a second run writes nothing', async () => {
     const ws = workspace((dir) => fs.cpSync(EXAMPLE_FLEET, dir, { recursive: true }));
     cleanup.push(ws);
     const runtimes = runtimesOf(ws);
@@ -149,20 +160,20 @@ describeWithCluster('kyma-fleet apply garden on a real API server', () => {
       expect(live.spec.extensions, r.name).toStrictEqual(intended(old, r));
       // KIM's entries: the same bytes as before, at the same positions.
       for (const [i, e] of old.spec.extensions.entries()) expect(JSON.stringify(live.spec.extensions[i])).toBe(JSON.stringify(e));
-      expect(live.spec.resources).toStrictEqual(old.spec.resources);
-      expect(live.metadata.generation).toBe(r.falco ? 2 : 1);
+      expect(live.spec.resources).toStrictEqual([...old.spec.resources, ...r.resources]);
+      expect(live.metadata.generation).toBe(r.owned.length > 0 ? 2 : 1);
       const row = report.runtimes.find((x: Rec) => x.name === r.name);
-      if (r.falco) expect(row).toMatchObject({ outcome: 'Applied', types: [FALCO], generation: 2 });
+      if (r.owned.length > 0) expect(row).toMatchObject({ outcome: 'Applied', types: r.owned.map((e) => e.type), generation: 2 });
       else expect(row).toBeUndefined();
     }
 
     const second = apply(ws, []);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(/0 written, \d+ up to date/);
-    for (const r of runtimes) expect((await getShoot(r)).metadata.generation, r.name).toBe(r.falco ? 2 : 1);
+    for (const r of runtimes) expect((await getShoot(r)).metadata.generation, r.name).toBe(r.owned.length > 0 ? 2 : 1);
 
     const saved = JSON.parse(fs.readFileSync(path.join(ws, 'fleet', 'status', 'garden-apply.json'), 'utf8')) as Rec;
-    for (const r of runtimes.filter((x) => x.falco)) expect(saved.runtimes[r.name]).toMatchObject({ outcome: 'Unchanged', generation: 2 });
+    for (const r of runtimes.filter((x) => x.owned.length > 0)) expect(saved.runtimes[r.name]).toMatchObject({ outcome: 'Unchanged', generation: 2 });
   });
 
   it('turning Falco off replaces the fleet entry in place with disabled: true', async () => {
@@ -171,7 +182,7 @@ describeWithCluster('kyma-fleet apply garden on a real API server', () => {
     const r = runtimesOf(ws).find((x) => x.name === 'acme-us-dev-2')!;
     const before = (await freshShoots([r])).get(r.name)!;
     expect(apply(ws, [r.name]).code).toBe(0);
-    expect((await getShoot(r)).spec.extensions).toStrictEqual([...before.spec.extensions, r.falco]);
+    expect((await getShoot(r)).spec.extensions).toStrictEqual(intended(before, r));
     const file = path.join(ws, 'fleet', 'runtimes', `${r.name}.yaml`);
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('    falco:\n      enabled: true\n', '    falco:\n      enabled: false\n'));
     const synth = runBinary(['synth', '--now', NOW, '--no-cache'], ws);
@@ -179,7 +190,7 @@ describeWithCluster('kyma-fleet apply garden on a real API server', () => {
     const off = apply(ws, [r.name]);
     expect(off.code, off.stderr).toBe(0);
     const live = await getShoot(r);
-    expect(live.spec.extensions).toStrictEqual([...before.spec.extensions, { type: FALCO, disabled: true }]);
+    expect(live.spec.extensions).toStrictEqual([...before.spec.extensions, ...r.owned.map((e) => (e.type === FALCO ? { type: FALCO, disabled: true } : e))]);
   });
 
   it('refuses a Shoot that is not the runtime\'s, an unknown runtime, a stale dist/ and an exec kubeconfig, writing nothing', async () => {

@@ -107,7 +107,7 @@ export const CORE_CASES: readonly CoreCase[] = [
     "fleet/fleet.yml:1:1: error: fleet files end in .yaml; rename fleet.yml to fleet.yaml [E_FILE_EXTENSION]",
   ] },
   { name: 'policy requiring an unknown extension', files: {}, replace: [['fleet.yaml', '        - falco\n', '        - falko\n']], expect: [
-    "fleet/fleet.yaml:33:11: error at policies[0].requireExtensions[0]: unknown extension \"falko\"; supported: registry-cache, falco [E_EXTENSION_UNKNOWN]",
+    "fleet/fleet.yaml:33:11: error at policies[0].requireExtensions[0]: unknown extension \"falko\"; supported: registry-cache, falco, lakom [E_EXTENSION_UNKNOWN]",
   ] },
   { name: 'extensionModules true', files: {}, replace: [['fleet.yaml', '  kim:\n', '  extensionModules:\n    falco: true\n  kim:\n']], expect: [
     "fleet/fleet.yaml:12:12: error at extensionModules.falco: must be a module name or false (got true) [E_TYPE]",

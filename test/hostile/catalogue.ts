@@ -192,10 +192,10 @@ export const CATALOGUE: readonly HostileCase[] = [
     ] },
   { id: 'H44', title: 'editor and backup files are ignored', files: { 'runtimes/.bad.yaml.swp': 'garbage: [', 'runtimes/bad.yaml~': 'garbage: [', 'runtimes/.DS_Store': 'x' }, exit: 0, expect: [] },
   { id: 'H45', title: 'extension managed by KIM', files: bad('  extensions:\n    shoot-dns-service:\n      enabled: true\n'), expect: [
-      "fleet/runtimes/bad.yaml:14:5: error at extensions.shoot-dns-service: extension \"shoot-dns-service\" is managed by KIM (Kyma Infrastructure Manager) on every Shoot and cannot be configured by the fleet; supported: registry-cache, falco [E_EXTENSION_OPERATOR_MANAGED]",
+      "fleet/runtimes/bad.yaml:14:5: error at extensions.shoot-dns-service: extension \"shoot-dns-service\" is managed by KIM (Kyma Infrastructure Manager) on every Shoot and cannot be configured by the fleet; supported: registry-cache, falco, lakom [E_EXTENSION_OPERATOR_MANAGED]",
     ] },
   { id: 'H46', title: 'misspelled extension type', files: bad('  extensions:\n    shoot-falco-servce:\n      enabled: true\n'), expect: [
-      "fleet/runtimes/bad.yaml:14:5: error at extensions.shoot-falco-servce: unknown extension \"shoot-falco-servce\" (did you mean \"falco\"? the Shoot extension shoot-falco-service is configured as extensions.falco); supported: registry-cache, falco [E_EXTENSION_UNKNOWN]",
+      "fleet/runtimes/bad.yaml:14:5: error at extensions.shoot-falco-servce: unknown extension \"shoot-falco-servce\" (did you mean \"falco\"? the Shoot extension shoot-falco-service is configured as extensions.falco); supported: registry-cache, falco, lakom [E_EXTENSION_UNKNOWN]",
     ] },
   { id: 'H47', title: 'registry cache admission rules', files: bad('  extensions:\n    registry-cache:\n      caches:\n        - upstream: https://docker.io\n        - upstream: my-registry.io:65536\n          remoteURL: registry-1.docker.io\n          volume:\n            storageClassName: Premium_SSD\n        - upstream: quay.io\n        - upstream: quay.io\n'), expect: [
       "fleet/runtimes/bad.yaml:16:21: error at extensions.registry-cache.caches[0].upstream: must be a host[:port] without scheme (got \"https://docker.io\") [E_REGCACHE_UPSTREAM]",

@@ -132,9 +132,9 @@ describe('disabling an extension', () => {
     // AND the Runtime fragment carries an empty imageRegistryCache
     const runtime = parse(rendered.files.get('runtimes/acme-us-dev-1/kcp/runtime-7e6d5c4b-3a29-4180-8f7e-6d5c4b3a2915.yaml')!);
     expect(runtime.spec).toEqual({ imageRegistryCache: [] });
-    // AND the Shoot patch marks both extensions disabled
+    // AND the Shoot patch marks every extension disabled (Lakom too: the runtime opts out of it)
     const shoot = parse(rendered.files.get('runtimes/acme-us-dev-1/garden/shoot-c-7e6d5c4.yaml')!);
-    expect(shoot.spec).toEqual({ extensions: [{ type: 'registry-cache', disabled: true }, { type: 'shoot-falco-service', disabled: true }] });
+    expect(shoot.spec).toEqual({ extensions: [{ type: 'registry-cache', disabled: true }, { type: 'shoot-falco-service', disabled: true }, { type: 'shoot-lakom-service', disabled: true }] });
   });
 
   it('omits the Runtime fragment when KIM syncs registry caches itself', () => {

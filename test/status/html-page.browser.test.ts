@@ -157,7 +157,7 @@ describe('status.html in headless Chromium', () => {
         .map((f) => parse(fs.readFileSync(path.join(dir, f), 'utf8')) as { metadata: { name: string }; state: string; extensions: Record<string, { state: string }> });
       expect(status).toHaveLength(7);
       const ex = loadExample();
-      const exts = ['falco', 'registry-cache'];
+      const exts = ['falco', 'lakom', 'registry-cache'];
       const rows = new Map<string, typeof status>([['fleet', status]]);
       for (const s of status) {
         const resolved = ex.resolved(s.metadata.name);
@@ -189,9 +189,10 @@ describe('status.html in headless Chromium', () => {
       });
       expect(shown).toEqual(expected);
       // The same numbers as SUMMARY.md of the sample (README "Status").
-      expect(exts.map((e) => STATUS_STATES.map((s) => shown[`fleet|${e}|${s}`]).join(' '))).toEqual(['3 1 0 0 3 0', '2 1 1 1 1 1']);
+      expect(exts.map((e) => STATUS_STATES.map((s) => shown[`fleet|${e}|${s}`]).join(' '))).toEqual(['3 1 0 0 3 0', '5 1 0 0 1 0', '2 1 1 1 1 1']);
       expect(shown['fleet|falco|adoption']).toBe('57%'); // 4 of 7 runtimes enable Falco
       expect(shown['fleet|registry-cache|adoption']).toBe('86%'); // 6 of 7
+      expect(shown['fleet|lakom|adoption']).toBe('86%'); // 6 of 7 (acme-us-dev-1 opts out)
 
       const tiles = await page.$$eval('.tiles .tile', (lis) => lis.map((li) => `${li.querySelector('.num')!.textContent} ${li.querySelector('.lbl')!.textContent}`));
       const runtimeStates = STATUS_STATES.map((st) => `${status.filter((s) => s.state === st).length} ${st}`);
@@ -204,6 +205,7 @@ describe('status.html in headless Chromium', () => {
         'acme-eu-prod-2 | registry-cache | Drifted | ShootConfigDrift',
         'acme-eu-sandbox | registry-cache | Unknown | NotDumped',
         'acme-us-dev-2 | falco | Progressing | ShootGenerationStale',
+        'acme-us-dev-2 | lakom | Progressing | ShootGenerationStale',
         'acme-us-dev-2 | registry-cache | Progressing | ShootGenerationStale',
       ]);
       expect(await page.textContent('#attention tbody tr:first-child .msg')).toBe(
@@ -230,7 +232,7 @@ describe('status.html in headless Chromium', () => {
       expect(await search('Unknown')).toEqual(['acme-eu-sandbox']);
       expect(await search('Progressing')).toEqual(['acme-us-dev-2']);
       expect(await search('Disabled')).toEqual(['acme-eu-dev-1', 'acme-eu-sandbox', 'acme-us-dev-1']);
-      expect(await search('Ready')).toEqual(['acme-eu-dev-1', 'acme-eu-prod-1', 'acme-eu-prod-2', 'acme-us-prod-1']);
+      expect(await search('Ready')).toEqual(['acme-eu-dev-1', 'acme-eu-prod-1', 'acme-eu-prod-2', 'acme-eu-sandbox', 'acme-us-prod-1']); // the sandbox: Lakom
       // state: is the runtime's (worst) state only.
       expect(await search('state:ready')).toEqual(['acme-eu-dev-1', 'acme-eu-prod-1']);
       expect(await search('state:Disabled')).toEqual(['acme-us-dev-1']);

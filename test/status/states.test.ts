@@ -7,6 +7,7 @@ import { type AppliedFalco, derive, entry, loadExample, type Mutable, moduleStat
 
 const RC = 'registry-cache';
 const FALCO = 'falco';
+const LAKOM = 'lakom';
 
 interface Row {
   readonly title: string;
@@ -88,6 +89,11 @@ const ROWS: Row[] = [
   { title: 'on in the fleet, disabled: true in the Shoot after apply garden wrote it', applied: 'current', runtime: PROD1, ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').disabled = true), state: 'Drifted', reason: 'ShootExtensionDisabled', message: ['is disabled: true; the fleet enables falco'] },
   { title: 'off in the fleet, enabled in the Shoot after apply garden wrote it', applied: 'current', runtime: 'acme-us-dev-1', ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').disabled = false), state: 'Drifted', reason: 'ShootExtensionEnabled', message: ['is enabled; the fleet disables falco'] },
   { title: 'apply garden has never written the Falco entry', runtime: PROD1, ext: FALCO, change: (o) => void (o.shoot.spec.extensions = o.shoot.spec.extensions.filter((e: any) => e.type !== 'shoot-falco-service')), state: 'Progressing', reason: 'NotApplied', message: ['the rendered shoot-falco-service entry is not on the Shoot yet; kyma-fleet apply garden writes it (no run recorded for this runtime)'] },
+  // Lakom: a Shoot entry only (no module, no config CR), written by apply garden; the generic rules.
+  { title: 'lakom agrees', runtime: PROD1, ext: LAKOM, state: 'Ready', reason: 'Reconciled', message: [`${SHOOT1}: shoot-lakom-service matches the fleet`] },
+  { title: 'lakom off in the fleet, disabled: true in the Shoot', runtime: 'acme-us-dev-1', ext: LAKOM, state: 'Disabled', reason: 'DisabledInFleet', message: ['spec.extensions[type=shoot-lakom-service] is disabled: true', 'the fleet disables lakom'] },
+  { title: 'apply garden has never written the Lakom entry', runtime: PROD1, ext: LAKOM, change: (o) => void (o.shoot.spec.extensions = o.shoot.spec.extensions.filter((e: any) => e.type !== 'shoot-lakom-service')), state: 'Progressing', reason: 'NotApplied', message: ['the rendered shoot-lakom-service entry is not on the Shoot yet; kyma-fleet apply garden writes it (no run recorded for this runtime)'] },
+  { title: 'a Lakom scope on the Shoot that apply garden has not written', runtime: PROD1, ext: LAKOM, change: (o) => void (entry(o, 'shoot-lakom-service').providerConfig.scope = 'Cluster'), state: 'Progressing', reason: 'NotApplied', message: ['the rendered shoot-lakom-service entry is not on the Shoot yet'] },
   { title: 'apply garden wrote an earlier render of the Falco entry', applied: 'earlier', runtime: PROD1, ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').providerConfig.autoUpdate = false), state: 'Progressing', reason: 'NotApplied', message: ['the last run (2026-11-21T10:00:00Z) wrote an earlier render'] },
   { title: 'apply garden could not write this render (the Shoot admission refused it)', applied: 'failed', runtime: PROD1, ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').providerConfig.autoUpdate = false), state: 'Failed', reason: 'ShootApplyFailed', message: ['could not write shoot-falco-service into Shoot garden-kyma-prod/c-3f1e8d6 (2026-11-21T10:00:00Z): Forbidden: admission webhook', 'version not found in possible versions'] },
   { title: 'registry-cache never consults the apply report (KIM writes it)', applied: 'failed', runtime: PROD1, ext: RC, change: (o) => void entry(o, 'registry-cache').providerConfig.caches.pop(), state: 'Drifted', reason: 'ShootConfigDrift' },
@@ -342,7 +348,7 @@ describe('deriveStatus', () => {
           o.skrKyma[field] = w;
           for (const c of o.registryCacheConfigs) c[field] = w;
           const s = deriveStatus(o as any, ex.resolved(name), ex.shoot(name), ex.model.options.extensionModules);
-          expect(Object.keys(s.extensions).sort()).toEqual(['falco', 'registry-cache']);
+          expect(Object.keys(s.extensions).sort()).toEqual(['falco', 'lakom', 'registry-cache']);
         }
       }
     }

@@ -94,6 +94,7 @@ describe('kyma-fleet status on the example fleet and the sample dump', () => {
       'acme-eu-prod-2: registry-cache: Drifted (ShootConfigDrift)',
       'acme-eu-sandbox: registry-cache: Unknown (NotDumped)',
       'acme-us-dev-2: falco: Progressing (ShootGenerationStale)',
+      'acme-us-dev-2: lakom: Progressing (ShootGenerationStale)',
       'acme-us-dev-2: registry-cache: Progressing (ShootGenerationStale)',
       'acme-us-prod-1: registry-cache: Failed (RegistryCacheConfigFailed)',
       'out/: 7 runtimes (2 Ready, 1 Progressing, 1 Failed, 1 Drifted, 1 Disabled, 1 Unknown); 8 files written',
