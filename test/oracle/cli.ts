@@ -38,6 +38,8 @@ async function judge(args: string[]): Promise<number> {
   }
   const oracle = await Oracle.start(undefined, log);
   try {
+    const v = await oracle.versions();
+    log(`judging with gardener-extension-registry-cache ${v.admission['github.com/gardener/gardener-extension-registry-cache']} and KIM ${v.kim['github.com/kyma-project/infrastructure-manager']} (docs/testing.md, "The upstream oracle")`);
     const result = await judgeDist(oracle, dist);
     if (flags.has('--json')) {
       process.stdout.write(`${JSON.stringify({ versions: await oracle.versions(), ...result }, null, 2)}\n`);
