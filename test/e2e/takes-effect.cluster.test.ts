@@ -151,6 +151,7 @@ describeWithCluster('every rendered change takes effect: the example fleet appli
   }, 10 * 60_000);
 
   it('rendered, applied in the documented order from a cluster without the extension CRD: everything in place, and status reports every enabled extension Ready', async () => {
+    expect((await cluster.kubectl(['get', 'crd', '-o', 'name'])).stdout).not.toContain(CRD.registryCacheConfig);
     const dist = path.join(fx.dir, 'dist');
     const wiring = byRuntime(readFluxWiring(dist)).get(RUNTIME) ?? [];
     const target = (t: string): FluxKustomization => wiring.find((k) => k.target === t)!;
