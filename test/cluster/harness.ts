@@ -229,6 +229,9 @@ async function kubectlRun(binary: string, kubeconfig: string, cacheDir: string, 
       clearTimeout(timer);
       resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr: signal ? `${stderr}\n(kubectl killed by ${signal})` : stderr });
     });
+    // kubectl may exit before reading its input (a usage error, a killed run): the close handler above
+    // reports that; an EPIPE on its stdin must not become an unhandled error of the test run.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(opts.input ?? '');
   });
 }
