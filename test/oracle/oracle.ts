@@ -32,6 +32,8 @@ class OracleProcess {
       this.stderr = (this.stderr + chunk).slice(-4000);
     });
     this.child.on('error', (err) => this.fail(new Error(`oracle-${name}: ${err.message}`)));
+    // A write to a program that has exited fails its requests (close, below), not the test run.
+    this.child.stdin.on('error', (err) => this.fail(new Error(`oracle-${name}: ${err.message}`)));
     this.child.on('close', (code, signal) => {
       process.removeListener('exit', this.killOnExit);
       this.fail(new Error(`oracle-${name} exited (${code ?? signal})${this.stderr ? `; stderr: ${this.stderr.trim()}` : ''}`));
