@@ -3,6 +3,7 @@
 
 import type { Construct } from 'constructs';
 import type { DocPath, Severity } from '../lib/diagnostics';
+import type { StatusHook } from './status-hook';
 
 /** A JSON Schema (draft-07 subset that ajv compiles in strict mode). */
 export type JsonSchema = Record<string, unknown>;
@@ -182,4 +183,9 @@ export interface ExtensionPlugin<State = unknown> {
   defaults?(value: Record<string, unknown>, env: RuleEnvironment<State>): Record<string, unknown>;
   /** The extension's manifests for one runtime. Pure: builds constructs and data, writes nothing. */
   render?(input: RenderInput<State>): ExtensionRendering;
+  /**
+   * What `kyma-fleet status` asks the extension about its own objects on the runtime cluster
+   * (./status-hook.ts). Absent: its status comes from the Shoot, module and Runtime CR alone.
+   */
+  readonly status?: StatusHook;
 }

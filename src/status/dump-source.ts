@@ -3,7 +3,8 @@
 //
 //   DIR/kcp/              Runtime and Kyma CRs of the Kyma Control Plane
 //   DIR/garden/           Shoots
-//   DIR/runtimes/<name>/  objects of that runtime's cluster: the Kyma CR kyma-system/default, RegistryCacheConfigs
+//   DIR/runtimes/<name>/  objects of that runtime's cluster: the Kyma CR kyma-system/default and the
+//                         objects of the kinds the extensions' status hooks declare (skrKinds)
 //
 // Any file names (subfolders too), `.yaml`, `.yml` or `.json`; a file holds `List`s (kind List or
 // *List with items) or single objects, YAML files may hold several documents. Objects are
@@ -25,6 +26,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { measureNestingDepth } from '../fleet/parse-yaml';
+import { EXTENSIONS } from '../extensions';
+import { type SkrKind, statusSkrKinds } from '../extensions/status-hook';
 import { cmp } from '../lib/diagnostics';
 import type { ClusterRole, KubeObject, Observation, ObservationWarning, ObservedRuntime, ReadFailure, RuntimeRef } from './observed';
 import { sanitizeMessage } from './sanitize';
@@ -62,10 +65,13 @@ interface FolderScan {
 export interface DumpOptions {
   /** How the dump folder is shown in warnings (default: `dir` as given). */
   readonly display?: string;
+  /** Kinds read from each runtime's folder (default: the skrKinds of the registered extensions' status hooks). */
+  readonly skrKinds?: readonly SkrKind[];
 }
 
 export function observeDumps(dir: string, refs: readonly RuntimeRef[], options: DumpOptions = {}): Observation {
   const display = toSlash(options.display ?? dir).replace(/\/+$/, '') || '.';
+  const skrKinds = options.skrKinds ?? statusSkrKinds(EXTENSIONS);
   const warnings: ObservationWarning[] = [];
   const empty = (reason: 'UnreadableDump', message: string): Observation => ({ runtimes: new Map(), global: { reason, message }, warnings: [] });
 
@@ -123,8 +129,8 @@ export function observeDumps(dir: string, refs: readonly RuntimeRef[], options: 
   for (const ref of refs) {
     const read = new Set<ClusterRole>();
     const failures: ReadFailure[] = [];
-    const out: { runtimeCR?: KubeObject; kcpKyma?: KubeObject; shoot?: KubeObject; skrKyma?: KubeObject; registryCacheConfigs: KubeObject[] } = {
-      registryCacheConfigs: [],
+    const out: { runtimeCR?: KubeObject; kcpKyma?: KubeObject; shoot?: KubeObject; skrKyma?: KubeObject; skrObjects: ReadonlyMap<string, KubeObject[]> } = {
+      skrObjects: new Map(),
     };
     const kcpId = `${ref.kcpNamespace}/${ref.runtimeID.toLowerCase()}`;
 
@@ -167,13 +173,13 @@ export function observeDumps(dir: string, refs: readonly RuntimeRef[], options: 
     else if (!folder) failures.push({ cluster: 'skr', reason: 'NotDumped', message: `the dump has no runtimes/${ref.name}/ folder` });
     else if (folder.broken.length > 0) failures.push({ cluster: 'skr', reason: 'InvalidData', message: brokenMessage(folder.broken) });
     else {
-      const skr = indexRuntimeFolder(folder, ref, warnings);
+      const skr = indexRuntimeFolder(folder, ref, skrKinds, warnings);
       const mismatch = skrMismatch(skr.kyma, ref);
       if (mismatch) failures.push({ cluster: 'skr', reason: 'IdentityMismatch', message: mismatch });
       else {
         read.add('skr');
         if (skr.kyma) out.skrKyma = skr.kyma;
-        out.registryCacheConfigs = skr.registryCacheConfigs;
+        out.skrObjects = skr.skrObjects;
       }
     }
 
@@ -217,28 +223,32 @@ function brokenMessage(broken: readonly string[]): string {
   return `${broken.length} file${broken.length === 1 ? '' : 's'} of the dump could not be read: ${broken.join('; ')}`;
 }
 
-function indexRuntimeFolder(folder: FolderScan, ref: RuntimeRef, warnings: ObservationWarning[]): { kyma?: KubeObject; registryCacheConfigs: KubeObject[] } {
+function indexRuntimeFolder(
+  folder: FolderScan,
+  ref: RuntimeRef,
+  skrKinds: readonly SkrKind[],
+  warnings: ObservationWarning[],
+): { kyma?: KubeObject; skrObjects: Map<string, KubeObject[]> } {
   const index = new DedupIndex(warnings);
-  const ignored = new IgnoredKinds(`runtimes/${ref.name}/`, 'the Kyma CR kyma-system/default and RegistryCacheConfigs', warnings);
+  const holds = ['the Kyma CR kyma-system/default', ...skrKinds.map((k) => `${k.kind}s`)];
+  const ignored = new IgnoredKinds(`runtimes/${ref.name}/`, holds.length > 1 ? `${holds.slice(0, -1).join(', ')} and ${holds.at(-1)}` : holds[0]!, warnings);
   for (const item of folder.items) {
     const { kind, metadata } = item.obj;
     const id = `${metadata.namespace ?? ''}/${metadata.name}`;
     if (kind === 'Kyma' && item.group === 'operator.kyma-project.io') {
       if (id === 'kyma-system/default') index.add(`Kyma ${id}`, item);
       else warnings.push({ where: item.where, pointer: item.pointer, message: `Kyma ${id} ignored: the Kyma CR of a runtime is kyma-system/default` });
-    } else if (kind === 'RegistryCacheConfig' && item.group === 'core.kyma-project.io') {
+    } else if (skrKinds.some((k) => k.kind === kind && k.group === item.group)) {
       if (metadata.namespace === undefined || metadata.namespace === '') {
-        warnings.push({ where: item.where, pointer: item.pointer, message: `RegistryCacheConfig ${metadata.name} ignored: it has no namespace` });
-      } else index.add(`RegistryCacheConfig ${id}`, item);
+        warnings.push({ where: item.where, pointer: item.pointer, message: `${kind} ${metadata.name} ignored: it has no namespace` });
+      } else index.add(`${kind} ${id}`, item);
     } else ignored.add(item);
   }
   ignored.flush();
-  const registryCacheConfigs = index
-    .keys()
-    .filter((k) => k.startsWith('RegistryCacheConfig '))
-    .sort(cmp)
-    .map((k) => index.get(k)!);
-  return { kyma: index.get('Kyma kyma-system/default'), registryCacheConfigs };
+  const keys = index.keys().sort(cmp);
+  const skrObjects = new Map<string, KubeObject[]>();
+  for (const k of skrKinds) skrObjects.set(k.kind, keys.filter((key) => key.startsWith(`${k.kind} `)).map((key) => index.get(key)!));
+  return { kyma: index.get('Kyma kyma-system/default'), skrObjects };
 }
 
 // --------------------------------------------------------------------------------------------- duplicates

@@ -4,8 +4,9 @@
 //   KCP     Runtime <lowercase runtimeID> and Kyma <lowercase runtimeID> in ref.kcpNamespace, and the
 //           Secret kubeconfig-<runtimeID> (key `config`) that reaches the runtime (KLM/KIM convention)
 //   Garden  Shoot <shootName> in <shootNamespace>
-//   SKR     Kyma kyma-system/default and every RegistryCacheConfig, with the secret's kubeconfig,
-//           only when its server is one the fleet's skrApiServers allow (./skr-servers.ts)
+//   SKR     Kyma kyma-system/default and every object of the kinds the extensions' status hooks
+//           declare (skrKinds, all namespaces), with the secret's kubeconfig, only when its server
+//           is one the fleet's skrApiServers allow (./skr-servers.ts)
 //
 // Work is bounded: namespaces with many wanted objects are read with one paged LIST per kind
 // (phase 1), the rest with GETs; runtimes are then observed by a pool of `concurrency` workers,
@@ -14,6 +15,8 @@
 // other failure only makes that cluster of that runtime unread (ReadFailure).
 
 import type * as K8s from '@kubernetes/client-node';
+import { EXTENSIONS } from '../extensions';
+import { type SkrKind, statusSkrKinds } from '../extensions/status-hook';
 import {
   type Gvr,
   type K8sModule,
@@ -75,6 +78,8 @@ export interface LiveOptions {
   listThreshold?: number;
   /** First backoff delay between attempts (doubles each time, with jitter). @default 250 */
   backoffMs?: number;
+  /** Kinds read from every runtime cluster. @default the skrKinds of the registered extensions' status hooks */
+  skrKinds?: readonly SkrKind[];
 }
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -82,15 +87,14 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_RETRIES = 3;
 export const DEFAULT_LIST_THRESHOLD = 50;
 export const DEFAULT_BACKOFF_MS = 250;
-/** Runtime CR, KCP Kyma, Shoot and secret; then the SKR Kyma and RegistryCacheConfig list. */
+/** Runtime CR, KCP Kyma, Shoot and secret; then the SKR Kyma and the lists of the SKR kinds. */
 export const MAX_REQUESTS_IN_FLIGHT_PER_RUNTIME = 4;
-/** More RegistryCacheConfigs than this on one runtime make its SKR read fail (InvalidData). */
-export const MAX_REGISTRY_CACHE_CONFIGS = 10_000;
+/** More objects than this of one SKR kind on one runtime make its SKR read fail (InvalidData). */
+export const MAX_SKR_OBJECTS_PER_KIND = 10_000;
 
 const RUNTIME: Gvr = { group: 'infrastructuremanager.kyma-project.io', version: 'v1', plural: 'runtimes', kind: 'Runtime' };
 const KYMA: Gvr = { group: 'operator.kyma-project.io', version: 'v1beta2', plural: 'kymas', kind: 'Kyma' };
 const SHOOT: Gvr = { group: 'core.gardener.cloud', version: 'v1beta1', plural: 'shoots', kind: 'Shoot' };
-const RCC: Gvr = { group: 'core.kyma-project.io', version: 'v1beta1', plural: 'registrycacheconfigs', kind: 'RegistryCacheConfig' };
 const SKR_KYMA_NAMESPACE = 'kyma-system';
 const SKR_KYMA_NAME = 'default';
 const KUBECONFIG_KEY = 'config';
@@ -164,6 +168,7 @@ interface Settings {
   readonly concurrency: number;
   readonly listThreshold: number;
   readonly policy: RequestPolicy;
+  readonly skrKinds: readonly SkrKind[];
 }
 
 function normalise(o: LiveOptions): Settings {
@@ -177,6 +182,7 @@ function normalise(o: LiveOptions): Settings {
     skrApiServers: parseSkrServerPatterns(o.skrApiServers ?? []),
     concurrency: int('concurrency', o.concurrency, DEFAULT_CONCURRENCY, 1, 256),
     listThreshold: int('listThreshold', o.listThreshold, DEFAULT_LIST_THRESHOLD, 0, Number.MAX_SAFE_INTEGER),
+    skrKinds: o.skrKinds ?? statusSkrKinds(EXTENSIONS),
     policy: {
       timeoutMs: int('timeoutMs', o.timeoutMs, DEFAULT_TIMEOUT_MS, 1, 3_600_000),
       retries: int('retries', o.retries, DEFAULT_RETRIES, 0, 10),
@@ -197,7 +203,7 @@ function dedupe(refs: readonly RuntimeRef[]): RuntimeRef[] {
 /** The observation of a stopped run: the global failure, every runtime present, nothing read. */
 function stopped(refs: readonly RuntimeRef[], run: RunControl): Observation {
   const runtimes = new Map<string, ObservedRuntime>();
-  for (const ref of refs) runtimes.set(ref.name, { ref, registryCacheConfigs: [], read: new Set(), failures: [] });
+  for (const ref of refs) runtimes.set(ref.name, { ref, skrObjects: new Map(), read: new Set(), failures: [] });
   return { runtimes, global: run.global, warnings: [] };
 }
 
@@ -272,7 +278,7 @@ class LiveRun {
 
     const failures: ReadFailure[] = [];
     const read = new Set<ClusterRole>();
-    const out: { -readonly [K in keyof ObservedRuntime]: ObservedRuntime[K] } = { ref, registryCacheConfigs: [], read, failures };
+    const out: { -readonly [K in keyof ObservedRuntime]: ObservedRuntime[K] } = { ref, skrObjects: new Map(), read, failures };
     for (const r of [runtimeCR, kcpKyma, shoot]) if (!r.ok) failures.push(r.failure);
     if (runtimeCR.ok && kcpKyma.ok) {
       read.add('kcp');
@@ -286,7 +292,7 @@ class LiveRun {
     if (skr.ok) {
       read.add('skr');
       if (skr.kyma) out.skrKyma = skr.kyma;
-      out.registryCacheConfigs = skr.registryCacheConfigs;
+      out.skrObjects = skr.skrObjects;
     } else failures.push(skr.failure);
     out.failures = dedupeFailures(failures);
     return out;
@@ -323,7 +329,7 @@ class LiveRun {
     ref: RuntimeRef,
     secret: Read<K8s.V1Secret>,
     secretLabel: string,
-  ): Promise<{ ok: true; kyma?: KubeObject; registryCacheConfigs: KubeObject[] } | { ok: false; failure: ReadFailure }> {
+  ): Promise<{ ok: true; kyma?: KubeObject; skrObjects: Map<string, KubeObject[]> } | { ok: false; failure: ReadFailure }> {
     const fail = (reason: FailureReason, message: string) => ({ ok: false as const, failure: { cluster: 'skr' as const, reason, message } });
     if (!secret.ok) return fail(secret.failure.reason, `cannot read the kubeconfig ${secretLabel} on the KCP: ${secret.failure.message}`);
     if (!secret.value) return fail('NoCredentials', `no ${secretLabel} on the KCP; the runtime cannot be reached`);
@@ -339,25 +345,37 @@ class LiveRun {
       return fail(err.reason === 'Refused' ? 'RefusedCredentials' : 'InvalidData', err.message);
     }
 
-    const where = `live:skr/${ref.name}:${apiPath(RCC, undefined)}`;
-    const configs: KubeObject[] = [];
-    let tooMany = false;
-    const [kyma, list] = await Promise.all([
-      this.getChecked(reader, KYMA, SKR_KYMA_NAMESPACE, SKR_KYMA_NAME),
-      this.settle(reader, () =>
-        reader.listObjects(RCC, undefined, (item, index) => {
-          const obj = toKubeObject(item, RCC);
-          if (typeof obj === 'string') this.warnings.push({ where, pointer: `/items/${index}`, message: `${obj}; skipped` });
-          else if (configs.length >= MAX_REGISTRY_CACHE_CONFIGS) tooMany = true;
-          else configs.push(obj);
-        }),
-      ),
-    ]);
+    // The Kyma and one paged list per kind, at most MAX_REQUESTS_IN_FLIGHT_PER_RUNTIME at a time.
+    const kymaRead: { read?: Read<KubeObject> } = {};
+    const lists = this.settings.skrKinds.map(() => ({ objects: [] as KubeObject[], tooMany: false, read: undefined as Read<unknown> | undefined }));
+    const tasks: Array<() => Promise<void>> = [
+      async () => void (kymaRead.read = await this.getChecked(reader, KYMA, SKR_KYMA_NAMESPACE, SKR_KYMA_NAME)),
+      ...this.settings.skrKinds.map((gvr, i) => async () => {
+        const where = `live:skr/${ref.name}:${apiPath(gvr, undefined)}`;
+        const list = lists[i]!;
+        list.read = await this.settle(reader, () =>
+          reader.listObjects(gvr, undefined, (item, index) => {
+            const obj = toKubeObject(item, gvr);
+            if (typeof obj === 'string') this.warnings.push({ where, pointer: `/items/${index}`, message: `${obj}; skipped` });
+            else if (list.objects.length >= MAX_SKR_OBJECTS_PER_KIND) list.tooMany = true;
+            else list.objects.push(obj);
+          }),
+        );
+      }),
+    ];
+    await forEachBounded(tasks, MAX_REQUESTS_IN_FLIGHT_PER_RUNTIME, this.run.signal, (task) => task());
+    if (this.run.signal.aborted) throw new RunStopped();
+    const kyma = kymaRead.read!;
     if (!kyma.ok) return { ok: false, failure: kyma.failure };
-    if (!list.ok) return { ok: false, failure: list.failure };
-    if (tooMany) return fail('InvalidData', `list registrycacheconfigs.core.kyma-project.io: more than ${MAX_REGISTRY_CACHE_CONFIGS} objects`);
-    configs.sort((a, b) => cmp(a.metadata.namespace ?? '', b.metadata.namespace ?? '') || cmp(a.metadata.name, b.metadata.name));
-    return { ok: true, kyma: kyma.value, registryCacheConfigs: configs };
+    const skrObjects = new Map<string, KubeObject[]>();
+    for (const [i, gvr] of this.settings.skrKinds.entries()) {
+      const list = lists[i]!;
+      if (!list.read!.ok) return { ok: false, failure: list.read!.failure };
+      if (list.tooMany) return fail('InvalidData', `list ${resourceOf(gvr)}: more than ${MAX_SKR_OBJECTS_PER_KIND} objects`);
+      list.objects.sort((a, b) => cmp(a.metadata.namespace ?? '', b.metadata.namespace ?? '') || cmp(a.metadata.name, b.metadata.name));
+      skrObjects.set(gvr.kind, list.objects);
+    }
+    return { ok: true, kyma: kyma.value, skrObjects };
   }
 
   /**

@@ -3,21 +3,10 @@
 // Sources fill these records; the pure state logic (./states.ts) turns them into per-extension
 // states. Nothing here does I/O.
 
-/** A Kubernetes object as read from a cluster or a dump; only what the reporter looks at is typed. */
-export interface KubeObject {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly metadata: {
-    readonly name: string;
-    readonly namespace?: string;
-    readonly uid?: string;
-    readonly generation?: number;
-    readonly labels?: Readonly<Record<string, string>>;
-    readonly annotations?: Readonly<Record<string, string>>;
-  };
-  readonly spec?: unknown;
-  readonly status?: unknown;
-}
+import type { KubeObject } from '../lib/kube-object';
+
+/** A Kubernetes object as read from a cluster or a dump (defined in src/lib, where extensions see it too). */
+export type { KubeObject } from '../lib/kube-object';
 
 /** The runtime a source must observe: identity from the fleet, names as the renderer derives them. */
 export interface RuntimeRef {
@@ -62,8 +51,11 @@ export interface ObservedRuntime {
   readonly shoot?: KubeObject;
   /** SKR: operator.kyma-project.io/v1beta2 Kyma default in kyma-system. */
   readonly skrKyma?: KubeObject;
-  /** SKR: every core.kyma-project.io/v1beta1 RegistryCacheConfig, all namespaces. */
-  readonly registryCacheConfigs: readonly KubeObject[];
+  /**
+   * SKR: the objects of the kinds the extensions' status hooks declare (skrKinds), all namespaces,
+   * by kind; each list sorted by namespace and name. Empty when the SKR was not read.
+   */
+  readonly skrObjects: ReadonlyMap<string, readonly KubeObject[]>;
   /** Which clusters were read successfully (an absent object on a read cluster means "not found"). */
   readonly read: ReadonlySet<ClusterRole>;
   /** Reads that failed; the extensions that depend on that cluster become Unknown. */

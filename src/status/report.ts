@@ -98,7 +98,7 @@ function notObserved(ref: RuntimeRef): ObservedRuntime {
   const clusters: ClusterRole[] = ['garden', 'kcp', 'skr'];
   return {
     ref,
-    registryCacheConfigs: [],
+    skrObjects: new Map(),
     read: new Set(),
     failures: clusters.map((cluster) => ({ cluster, reason: 'Unreachable' as const, message: 'the source reported nothing for this runtime' })),
   };

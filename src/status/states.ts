@@ -15,14 +15,14 @@
 // |             | leaves unset are not compared; `secretReferenceName` by presence, because KIM renames |  |
 // |             | it to reg-cache-<uuid>; sizes as quantities, ttl as Go durations)                     |  |
 // | Failed      | Shoot lastErrors name the extension type; Shoot lastOperation Failed/Error/Aborted;   | ShootLastError, ShootOperationFailed, |
-// |             | the Kyma module state Error or Warning; a RegistryCacheConfig state Failed/Error or   | ModuleError, ModuleWarning, RegistryCacheConfigFailed, |
-// |             | a condition False for its spec (its CRD refuses the state Error; it stays Pending);   |  |
-// |             | the Runtime CR state Failed, or a Runtime condition False naming the registry cache;  | RuntimeFailed, RuntimeConditionFalse, |
+// |             | the Kyma module state Error or Warning; an extension's own object on the SKR that its | ModuleError, ModuleWarning, the Failed reasons of |
+// |             | status hook finds failed (e.g. a config CR Failed, or a condition False for its spec);| the status hooks (src/extensions/<name>/status.ts), |
+// |             | the Runtime CR state Failed, or a Runtime condition False the hook claims;            | RuntimeFailed, RuntimeConditionFalse, |
 // |             | `apply garden` could not write this render's entry (garden-apply.json)                | ShootApplyFailed |
 // | Progressing | Shoot observedGeneration < generation (stale: never Ready), lastOperation            | ShootGenerationStale, ShootOperationProcessing, |
 // |             | Processing/Pending, no Shoot status yet; module Processing/Deleting/empty or not yet  | ShootNotReconciled, ModuleProcessing, ModuleNotListed, |
-// |             | listed in status.modules; RegistryCacheConfig Pending/Terminating/no status or a      | RegistryCacheConfigPending, RuntimePending |
-// |             | condition older than its generation; Runtime Pending/Terminating/no status; an entry | NotApplied |
+// |             | listed in status.modules; a hook's object not reconciled yet (e.g. Pending, no status,| the Progressing reasons of the status hooks, |
+// |             | a condition older than its generation); Runtime Pending/Terminating/no status; an entry| RuntimePending, NotApplied |
 // |             | `apply garden` writes that this render changed and it has not written yet            |  |
 // | Unknown     | a cluster the extension needs was not read (reason = the read failure); a needed      | Forbidden, Timeout, ServerError, Unreachable, NoCredentials, |
 // |             | object is missing; a status field has the wrong shape; module Unmanaged               | RefusedCredentials, IdentityMismatch, InvalidData, NotDumped, |
@@ -32,8 +32,8 @@
 // Precedence: the Shoot is needed first (not read or not found: Unknown). Off in the fleet: Drifted
 // when the Shoot has it on, Failed when lastErrors name it, else Disabled. On in the fleet: every
 // finding of every source is collected and the worst wins, Failed > Drifted > Unknown >
-// Progressing; within one state the most specific source wins (config CRs, then the Kyma module,
-// then the Runtime CR, then the Shoot). A stale Shoot (observedGeneration < generation) reports
+// Progressing; within one state the most specific source wins (the extension's own objects, as its
+// status hook judges them, then the Kyma module, then the Runtime CR, then the Shoot). A stale Shoot (observedGeneration < generation) reports
 // only ShootGenerationStale: its lastOperation and lastErrors describe an older spec.
 //
 // Entries that `kyma-fleet apply garden` writes (types KIM does not manage): when the live entry
@@ -43,8 +43,8 @@
 // (NotApplied), never Drifted, since nothing is wrong until the applier has run.
 //
 // Clusters an enabled extension needs: garden (the Shoot) always; kcp (the Runtime CR) for
-// extensions KIM writes into the Shoot (registry-cache); skr for the RegistryCacheConfigs; and for
-// the module status the SKR Kyma kyma-system/default, or, when the SKR was not read or has no
+// extensions KIM writes into the Shoot (shootEntryWrittenBy 'kim'); skr for the objects of its status
+// hook's skrKinds (../extensions/status-hook.ts); and for the module status the SKR Kyma kyma-system/default, or, when the SKR was not read or has no
 // Kyma, the KCP Kyma of the runtime (KLM keeps the same status.modules there). The SKR Kyma's
 // global-account and subaccount labels must match the fleet's declaration, else the SKR counts as
 // not read (IdentityMismatch): a kubeconfig or dump of another runtime never reports as this one.
@@ -52,11 +52,13 @@
 import { entryDigest, type RuntimeApplyRecord } from '../apply/garden-report';
 import type { ShootExtensionEntry } from '../apply/shoot-entries';
 import { EXTENSIONS } from '../extensions';
+import type { FindingState, StatusFinding } from '../extensions/status-hook';
 import type { ExtensionPlugin } from '../extensions/types';
 import type { ResolvedRuntime } from '../fleet/resolve';
 import { cmp, quote } from '../lib/diagnostics';
 import { parseGoDuration } from '../lib/go-duration';
 import { parseQuantity } from '../lib/quantity';
+import { conditionText, int, isRec, isStateField, type Rec, rec, str } from '../lib/status-fields';
 import type { Manifest } from '../render/render-runtime';
 import type { ClusterRole, FailureReason, KubeObject, ObservedRuntime } from './observed';
 import { sanitizeMessage } from './sanitize';
@@ -81,33 +83,29 @@ export const READ_FAILURE_REASONS: readonly FailureReason[] = [
   'NotDumped',
 ];
 
-/** Every reason a state can carry, by state (documentation and tests). */
-export const REASONS: Readonly<Record<StatusState, readonly string[]>> = {
+/** The reasons of the core: the Shoot, the Kyma module, the Runtime CR, `apply garden`, the reads. */
+const CORE_REASONS: Readonly<Record<StatusState, readonly string[]>> = {
   Ready: ['Reconciled'],
   Disabled: ['DisabledInFleet'],
   Drifted: ['ShootExtensionEnabled', 'ShootExtensionDisabled', 'ShootConfigDrift'],
-  Failed: [
-    'ShootLastError',
-    'ShootOperationFailed',
-    'ModuleError',
-    'ModuleWarning',
-    'RegistryCacheConfigFailed',
-    'RuntimeFailed',
-    'RuntimeConditionFalse',
-    'ShootApplyFailed',
-  ],
-  Progressing: [
-    'ShootGenerationStale',
-    'ShootOperationProcessing',
-    'ShootNotReconciled',
-    'ModuleProcessing',
-    'ModuleNotListed',
-    'RegistryCacheConfigPending',
-    'RuntimePending',
-    'NotApplied',
-  ],
+  Failed: ['ShootLastError', 'ShootOperationFailed', 'ModuleError', 'ModuleWarning', 'RuntimeFailed', 'RuntimeConditionFalse', 'ShootApplyFailed'],
+  Progressing: ['ShootGenerationStale', 'ShootOperationProcessing', 'ShootNotReconciled', 'ModuleProcessing', 'ModuleNotListed', 'RuntimePending', 'NotApplied'],
   Unknown: [...READ_FAILURE_REASONS, 'NotFound', 'ModuleUnmanaged'],
 };
+
+/** Every reason a state can carry, by state: the core's and those the extensions' status hooks add. */
+export function statusReasons(extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS): Readonly<Record<StatusState, readonly string[]>> {
+  const out = Object.fromEntries(STATUS_STATES.map((s) => [s, [...CORE_REASONS[s]]])) as Record<StatusState, string[]>;
+  for (const e of extensions) {
+    for (const [state, reasons] of Object.entries(e.status?.reasons ?? {}) as Array<[FindingState, readonly string[]]>) {
+      for (const r of reasons) if (!out[state].includes(r)) out[state].push(r);
+    }
+  }
+  return out;
+}
+
+/** Every reason a state can carry with the registered extensions, by state (documentation and tests). */
+export const REASONS: Readonly<Record<StatusState, readonly string[]>> = statusReasons();
 
 /** True when the fleet enables the extension for the runtime (`disabled` and `unset` both mean off). */
 export function isEnabledInFleet(resolved: ResolvedRuntime, extension: string): boolean {
@@ -138,9 +136,6 @@ export interface RuntimeStatus {
 /** Module name per extension as the Fleet configures it (false or absent: the extension adds none). */
 export type ModuleNames = Readonly<Record<string, string | false | undefined>>;
 
-/** Extensions whose Shoot entry KIM writes from the Runtime CR: the Runtime CR's status matters. */
-const KIM_MANAGED: ReadonlySet<string> = new Set(['registry-cache']);
-
 const CLUSTER_NAMES: Readonly<Record<ClusterRole, string>> = {
   garden: 'Garden cluster',
   kcp: 'Kyma Control Plane',
@@ -149,16 +144,10 @@ const CLUSTER_NAMES: Readonly<Record<ClusterRole, string>> = {
 
 const MAX_DIFFS = 20;
 
-type Rec = Record<string, unknown>;
-
-interface Finding {
-  readonly state: Exclude<StatusState, 'Ready' | 'Disabled'>;
-  readonly reason: string;
-  readonly message: string;
-}
+type Finding = StatusFinding;
 
 /** Order in which findings of different states win. */
-const FINDING_ORDER: readonly Finding['state'][] = ['Failed', 'Drifted', 'Unknown', 'Progressing'];
+const FINDING_ORDER: readonly FindingState[] = ['Failed', 'Drifted', 'Unknown', 'Progressing'];
 
 export function deriveStatus(
   observed: ObservedRuntime,
@@ -201,7 +190,7 @@ function checkSkrIdentity(observed: ObservedRuntime, resolved: ResolvedRuntime):
       return {
         ...observed,
         skrKyma: undefined,
-        registryCacheConfigs: [],
+        skrObjects: new Map(),
         read,
         failures: [
           { cluster: 'skr', reason: 'IdentityMismatch', message: `Kyma kyma-system/default belongs to ${what} ${value} (label ${label}), the fleet declares ${expected} for ${rt.name}: the cluster read is another runtime's` },
@@ -268,14 +257,14 @@ function deriveExtension(
   const findings: Finding[] = [];
   const ready: string[] = [];
 
-  // Extension config CRs (registry-cache: RegistryCacheConfigs on the SKR).
-  if (plugin.name === 'registry-cache') registryCacheFindings(observed, resolved, findings, ready);
+  // The extension's own objects on the SKR (config CRs), judged by its status hook.
+  if (plugin.status) hookFindings(plugin, observed, resolved, findings, ready);
 
   // The Kyma module of the extension.
   if (moduleName !== undefined) moduleFindings(observed, moduleName, findings, ready);
 
-  // The KIM Runtime CR.
-  if (KIM_MANAGED.has(plugin.name)) runtimeFindings(observed, findings, ready);
+  // The KIM Runtime CR, for an extension whose Shoot entry KIM writes from it.
+  if (plugin.shootEntryWrittenBy === 'kim') runtimeFindings(observed, plugin.status?.runtimeConditions, findings, ready);
 
   // The Shoot: drift of the entry, then its status.
   if (!liveOn) {
@@ -498,9 +487,31 @@ function canonical(value: unknown): string {
   );
 }
 
+// --------------------------------------------------------------------------------------------- status hooks
+
+/**
+ * The extension's findings about its own objects on the SKR (its status hook): Unknown when the
+ * SKR was not read, else what the hook says of the objects of its kinds.
+ */
+function hookFindings(plugin: ExtensionPlugin<any>, observed: ObservedRuntime, resolved: ResolvedRuntime, findings: Finding[], ready: string[]): void {
+  const hook = plugin.status!;
+  if (hook.skrKinds.length > 0) {
+    const unknown = clusterUnknown(observed, 'skr');
+    if (unknown) {
+      findings.push(unknown);
+      return;
+    }
+  }
+  const skrObjects = new Map(hook.skrKinds.map((k) => [k.kind, observed.skrObjects.get(k.kind) ?? []] as const));
+  const result = hook.findings({ config: resolved.settings.extensions[plugin.name]?.config ?? {}, skrObjects });
+  findings.push(...result.findings);
+  ready.push(...result.ready);
+}
+
 // --------------------------------------------------------------------------------------------- Runtime CR
 
-function runtimeFindings(observed: ObservedRuntime, findings: Finding[], ready: string[]): void {
+/** `concerning`: the Runtime conditions (type and reason) about the extension; a False one fails it. */
+function runtimeFindings(observed: ObservedRuntime, concerning: RegExp | undefined, findings: Finding[], ready: string[]): void {
   const unknown = clusterUnknown(observed, 'kcp');
   if (unknown) {
     findings.push(unknown);
@@ -533,12 +544,12 @@ function runtimeFindings(observed: ObservedRuntime, findings: Finding[], ready: 
   }
   const falseConditions = ((conditions as unknown[] | undefined) ?? []).filter((c): c is Rec => isRec(c) && c.status === 'False');
   const state = str(status.state);
-  const cacheCondition = falseConditions.find((c) => /registry.?cache/i.test(`${str(c.type) ?? ''} ${str(c.reason) ?? ''}`));
+  const ownCondition = concerning && falseConditions.find((c) => concerning.test(`${str(c.type) ?? ''} ${str(c.reason) ?? ''}`));
   if (state === 'Failed') {
-    const c = cacheCondition ?? falseConditions[0];
+    const c = ownCondition ?? falseConditions[0];
     findings.push({ state: 'Failed', reason: 'RuntimeFailed', message: `${name}: state Failed${c ? `, ${conditionText(c)}` : ''}` });
-  } else if (cacheCondition) {
-    findings.push({ state: 'Failed', reason: 'RuntimeConditionFalse', message: `${name}: ${conditionText(cacheCondition)}` });
+  } else if (ownCondition) {
+    findings.push({ state: 'Failed', reason: 'RuntimeConditionFalse', message: `${name}: ${conditionText(ownCondition)}` });
   } else if (state === 'Pending' || state === 'Terminating' || state === undefined || state === '') {
     findings.push({ state: 'Progressing', reason: 'RuntimePending', message: `${name}: state ${state || 'not set'}` });
   } else if (state === 'Ready') {
@@ -546,12 +557,6 @@ function runtimeFindings(observed: ObservedRuntime, findings: Finding[], ready: 
   } else {
     findings.push({ state: 'Unknown', reason: 'InvalidData', message: `${name}: state ${quote(status.state)} is not a Runtime state` });
   }
-}
-
-function conditionText(c: Rec): string {
-  const reason = str(c.reason);
-  const message = str(c.message);
-  return `condition ${str(c.type) ?? '?'} ${str(c.status) ?? '?'}${reason ? ` (${reason})` : ''}${message ? `: ${message}` : ''}`;
 }
 
 // --------------------------------------------------------------------------------------------- Kyma module
@@ -615,105 +620,4 @@ function moduleFindings(observed: ObservedRuntime, module: string, findings: Fin
     default:
       findings.push({ state: 'Unknown', reason: 'InvalidData', message: `${name}: module ${module} state ${quote(entry.state)} is not a module state` });
   }
-}
-
-// --------------------------------------------------------------------------------------------- RegistryCacheConfigs
-
-function registryCacheFindings(observed: ObservedRuntime, resolved: ResolvedRuntime, findings: Finding[], ready: string[]): void {
-  const unknown = clusterUnknown(observed, 'skr');
-  if (unknown) {
-    findings.push(unknown);
-    return;
-  }
-  const config = resolved.settings.extensions['registry-cache']?.config ?? {};
-  const namespace = typeof config.namespace === 'string' ? config.namespace : 'kyma-system';
-  const upstreams = (Array.isArray(config.caches) ? config.caches : [])
-    .map((c) => (isRec(c) && typeof c.upstream === 'string' ? c.upstream : undefined))
-    .filter((u): u is string => u !== undefined)
-    .sort(cmp);
-  const live = observed.registryCacheConfigs;
-  let readyCount = 0;
-  for (const upstream of upstreams) {
-    const matches = live.filter((o) => rec(o.spec)?.upstream === upstream);
-    const obj = matches.find((o) => o.metadata.namespace === namespace) ?? matches[0];
-    if (!obj) {
-      findings.push({ state: 'Unknown', reason: 'NotFound', message: `RegistryCacheConfig for upstream ${upstream} not found in namespace ${namespace} (nor in any other) on the runtime` });
-      continue;
-    }
-    const name = `RegistryCacheConfig ${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
-    const status = obj.status;
-    if (status === undefined || status === null) {
-      findings.push({ state: 'Progressing', reason: 'RegistryCacheConfigPending', message: `${name}: no status yet` });
-      continue;
-    }
-    if (!isRec(status)) {
-      findings.push({ state: 'Unknown', reason: 'InvalidData', message: `${name}: status is not an object` });
-      continue;
-    }
-    const conditions = status.conditions;
-    if (conditions !== undefined && conditions !== null && !Array.isArray(conditions)) {
-      findings.push({ state: 'Unknown', reason: 'InvalidData', message: `${name}: status.conditions is not a list` });
-      continue;
-    }
-    if (!isStateField(status.state)) {
-      findings.push({ state: 'Unknown', reason: 'InvalidData', message: `${name}: state ${quote(status.state)} is not a RegistryCacheConfig state` });
-      continue;
-    }
-    const conds = ((conditions as unknown[] | undefined) ?? []).filter(isRec);
-    const notTrue = conds.find((c) => c.status === 'False') ?? conds.find((c) => c.status !== 'True');
-    const state = str(status.state);
-    const detail = notTrue ? `, ${conditionText(notTrue)}` : '';
-    const generation = int(obj.metadata.generation);
-    const isStale = (c: Rec): boolean => {
-      const og = int(c.observedGeneration);
-      return og !== undefined && og > 0 && generation !== undefined && og < generation;
-    };
-    const staleCondition = conds.find(isStale);
-    // The CRD's state enum has no Error: a controller's write of `state: Error` is refused whole,
-    // so a failed config can stay Pending (or Ready) with a False condition of its spec. A False
-    // condition is a failure, whatever the state says.
-    const falseCondition = conds.find((c) => c.status === 'False' && !isStale(c));
-    if (state === 'Failed' || state === 'Error') {
-      findings.push({ state: 'Failed', reason: 'RegistryCacheConfigFailed', message: `${name}: state ${state}${detail}` });
-    } else if (falseCondition && (state === undefined || ['Pending', 'Ready', 'Terminating', ''].includes(state))) {
-      findings.push({ state: 'Failed', reason: 'RegistryCacheConfigFailed', message: `${name}: state ${state || 'not set'} but ${conditionText(falseCondition)}` });
-    } else if (state === 'Pending' || state === 'Terminating' || state === undefined || state === '') {
-      findings.push({ state: 'Progressing', reason: 'RegistryCacheConfigPending', message: `${name}: state ${state || 'not set'}${detail}` });
-    } else if (state !== 'Ready') {
-      findings.push({ state: 'Unknown', reason: 'InvalidData', message: `${name}: state ${quote(status.state)} is not a RegistryCacheConfig state` });
-    } else if (staleCondition) {
-      findings.push({
-        state: 'Progressing',
-        reason: 'RegistryCacheConfigPending',
-        message: `${name}: condition ${str(staleCondition.type) ?? '?'} is for generation ${int(staleCondition.observedGeneration)}, the spec is generation ${generation}`,
-      });
-    } else readyCount++;
-  }
-  if (readyCount > 0) ready.push(`${readyCount} RegistryCacheConfig${readyCount === 1 ? '' : 's'} Ready`);
-}
-
-// --------------------------------------------------------------------------------------------- helpers
-
-function isRec(v: unknown): v is Rec {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function rec(v: unknown): Rec | undefined {
-  return isRec(v) ? v : undefined;
-}
-
-/** A state field is a string or absent; anything else is InvalidData. */
-function isStateField(v: unknown): boolean {
-  return v === undefined || v === null || typeof v === 'string';
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
-
-/** A non-negative integer, also from a decimal string (dumps are not always typed). */
-function int(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
-  if (typeof v === 'string' && /^[0-9]{1,15}$/.test(v)) return Number(v);
-  return undefined;
 }

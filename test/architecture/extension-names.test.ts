@@ -49,11 +49,6 @@ const KNOWN_OFFENDERS: Readonly<Record<string, readonly string[]>> = {
   'src/shard/common.ts': ['falco'],
   'src/shard/manifest.ts': ['falco'],
   'src/shard/merge.ts': ['falco'],
-  'src/status/dump-source.ts': ['registry-cache'],
-  'src/status/live-source.ts': ['registry-cache'],
-  'src/status/observed.ts': ['registry-cache'],
-  'src/status/report.ts': ['registry-cache'],
-  'src/status/states.ts': ['registry-cache'],
 };
 
 /** Extensions this list was made before; any later one must have no offender at all. */

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { observeDumps, parseDumpFile } from '../../src/status/dump-source';
 import type { Observation } from '../../src/status/observed';
-import { refs, SAMPLE_DUMP, tmpDir } from './status-helpers';
+import { rccs, refs, SAMPLE_DUMP, tmpDir } from './status-helpers';
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -74,7 +74,7 @@ describe('the sample dump', () => {
     expect(prod2.kcpKyma?.metadata).toMatchObject({ name: '8b7c6d5e-4f3a-4b2c-9d1e-0f9a8b7c6d52', namespace: 'kcp-system' });
     expect(prod2.shoot?.metadata).toMatchObject({ name: 'c-8b7c6d5', namespace: 'garden-kyma-prod', generation: 42 });
     expect(prod2.skrKyma?.metadata).toMatchObject({ name: 'default', namespace: 'kyma-system' });
-    expect(prod2.registryCacheConfigs.map((c) => `${c.metadata.namespace}/${c.metadata.name}`)).toEqual([
+    expect(rccs(prod2).map((c) => `${c.metadata.namespace}/${c.metadata.name}`)).toEqual([
       'kyma-system/docker.io',
       'kyma-system/europe-docker.pkg.dev',
       'kyma-system/ghcr.io',
@@ -84,7 +84,7 @@ describe('the sample dump', () => {
   it('reads a multi-document YAML file (a Kyma, ---, a List)', () => {
     const dev1 = observeDumps(SAMPLE_DUMP, refs()).runtimes.get('acme-eu-dev-1')!;
     expect(dev1.skrKyma?.metadata.name).toBe('default');
-    expect(dev1.registryCacheConfigs).toHaveLength(2);
+    expect(rccs(dev1)).toHaveLength(2);
   });
 
   it('marks the SKR of a runtime without a runtimes/<name>/ folder as not dumped', () => {
@@ -298,7 +298,7 @@ describe('duplicates', () => {
     const d = sampleCopy();
     fs.copyFileSync(path.join(d, 'runtimes/acme-eu-prod-1/registrycacheconfigs.yaml'), path.join(d, 'runtimes/acme-eu-prod-1/again.yaml'));
     const o = observe(d);
-    expect(o.runtimes.get('acme-eu-prod-1')!.registryCacheConfigs).toHaveLength(2);
+    expect(rccs(o.runtimes.get('acme-eu-prod-1')!)).toHaveLength(2);
     expect(o.warnings.map((w) => w.message.replace(/ \(.*$/, ''))).toEqual([
       'duplicate RegistryCacheConfig kyma-system/docker.io',
       'duplicate RegistryCacheConfig kyma-system/europe-docker.pkg.dev',
@@ -314,7 +314,7 @@ describe('identity (H67)', () => {
     const r = observe(d).runtimes.get('acme-eu-prod-1')!;
     expect(r.read.has('skr')).toBe(false);
     expect(r.skrKyma).toBeUndefined();
-    expect(r.registryCacheConfigs).toEqual([]);
+    expect(r.skrObjects).toEqual(new Map());
     expect(r.failures).toEqual([
       {
         cluster: 'skr',

@@ -16,6 +16,7 @@ import { type LiveOptions, MAX_REQUESTS_IN_FLIGHT_PER_RUNTIME, observeLive } fro
 import type { KubeObject, Observation, ObservedRuntime, RuntimeRef } from '../../src/status/observed';
 import { MAX_MESSAGE_LENGTH } from '../../src/status/sanitize';
 import { FakeKubeApi, InFlightMeter, type SeenRequest, status } from './fake-kube-api';
+import { rccs } from './status-helpers';
 
 const REPO = path.resolve(__dirname, '../..');
 const KCP_NS = 'kcp-system';
@@ -244,7 +245,7 @@ describe('observeLive: what the clusters report', () => {
       expect(o.kcpKyma?.kind).toBe('Kyma');
       expect(o.shoot?.metadata.name).toBe(rt.ref.shootName);
       expect(o.skrKyma?.status).toMatchObject({ modules: [{ message: `skr ${i + 1}` }] });
-      expect(names(o.registryCacheConfigs)).toEqual(['team-a/ghcr-io', 'team-a/quay-io', 'team-b/docker-io']);
+      expect(names(rccs(o))).toEqual(['team-a/ghcr-io', 'team-a/quay-io', 'team-b/docker-io']);
     }
     // the Runtime and KCP Kyma are named after the lowercase runtime ID, the secret after the ID itself
     expect(fleet.kcp.requestsTo('/runtimes/8c2a7f5e-0002-4d2a-9e1b-0000000000bb')).toHaveLength(1);
@@ -300,7 +301,7 @@ describe('observeLive: what the clusters report', () => {
     expect(o2.failures).toEqual([
       { cluster: 'skr', reason: 'NoCredentials', message: `no secret ${KCP_NS}/kubeconfig-${r2.ref.runtimeID} on the KCP; the runtime cannot be reached` },
     ]);
-    expect(o2.registryCacheConfigs).toEqual([]);
+    expect(o2.skrObjects).toEqual(new Map());
     expect(r2.skr.requests).toEqual([]);
   });
 
@@ -489,7 +490,7 @@ describe('observeLive: failures', () => {
     ]);
     const o3 = only(obs, 'rt-3');
     expect([...o3.read]).toEqual(['kcp', 'garden', 'skr']);
-    expect(names(o3.registryCacheConfigs)).toEqual(['a/ok']);
+    expect(names(rccs(o3))).toEqual(['a/ok']);
     expect(obs.warnings).toEqual([
       { where: 'live:skr/rt-3:/apis/core.kyma-project.io/v1beta1/registrycacheconfigs', pointer: '/items/1', message: 'not an object; skipped' },
       { where: 'live:skr/rt-3:/apis/core.kyma-project.io/v1beta1/registrycacheconfigs', pointer: '/items/2', message: 'metadata.name is missing; skipped' },
@@ -720,7 +721,7 @@ describe('observeLive: bounded work', () => {
       const { observeLive } = require(${JSON.stringify(built)});
       observeLive(${JSON.stringify(fleet.refs)}, ${JSON.stringify(fleet.options())}).then((o) => {
         const r = o.runtimes.get('rt-1');
-        process.stdout.write(JSON.stringify({ global: o.global, read: [...r.read], rccs: r.registryCacheConfigs.length }));
+        process.stdout.write(JSON.stringify({ global: o.global, read: [...r.read], rccs: r.skrObjects.get('RegistryCacheConfig')?.length ?? 0 }));
       });`;
     // asynchronously: a synchronous spawn would block this process's fake servers
     const child = spawn(process.execPath, ['-e', script], { cwd: REPO });

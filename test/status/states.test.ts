@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { deriveStatus, READ_FAILURE_REASONS, REASONS, type StatusState, summaryState } from '../../src/status/states';
-import { type AppliedFalco, derive, entry, loadExample, type Mutable, moduleStatus, observed, rcc } from './status-helpers';
+import { type AppliedFalco, derive, entry, loadExample, type Mutable, moduleStatus, observed, rcc, rccs } from './status-helpers';
 
 const RC = 'registry-cache';
 const FALCO = 'falco';
@@ -237,7 +237,7 @@ const ROWS: Row[] = [
   },
   { title: 'KCP unread: the Runtime CR is needed for registry-cache', runtime: PROD1, ext: RC, change: (o) => { o.read.delete('kcp'); o.failures.push({ cluster: 'kcp', reason: 'Forbidden', message: 'runtimes.infrastructuremanager.kyma-project.io is forbidden: cannot list' }); }, state: 'Unknown', reason: 'Forbidden', message: ['Kyma Control Plane not read'] },
   { title: 'Runtime CR not found', runtime: PROD1, ext: RC, change: (o) => void delete o.runtimeCR, state: 'Unknown', reason: 'NotFound', message: [`${RUNTIME1} not found in the Kyma Control Plane`] },
-  { title: 'RegistryCacheConfig not found', runtime: PROD1, ext: RC, change: (o) => void (o.registryCacheConfigs = o.registryCacheConfigs.filter((c) => c.spec.upstream !== 'docker.io')), state: 'Unknown', reason: 'NotFound', message: ['RegistryCacheConfig for upstream docker.io not found'] },
+  { title: 'RegistryCacheConfig not found', runtime: PROD1, ext: RC, change: (o) => void o.skrObjects.set('RegistryCacheConfig', rccs(o).filter((c) => c.spec.upstream !== 'docker.io')), state: 'Unknown', reason: 'NotFound', message: ['RegistryCacheConfig for upstream docker.io not found'] },
   { title: 'a RegistryCacheConfig in another namespace still counts', runtime: PROD1, ext: RC, change: (o) => void ((rcc(o, 'docker.io').metadata as any).namespace = 'team-a'), state: 'Ready', reason: 'Reconciled' },
   { title: 'no Kyma anywhere', runtime: PROD1, ext: FALCO, change: (o) => { delete o.skrKyma; delete o.kcpKyma; }, state: 'Unknown', reason: 'NotFound', message: ['Kyma kyma-system/default not found on the runtime'] },
   { title: 'Runtime conditions not a list', runtime: PROD1, ext: RC, change: (o) => void (o.runtimeCR.status.conditions = { type: 'Provisioned' }), state: 'Unknown', reason: 'InvalidData', message: ['status.conditions is not a list'] },
@@ -255,7 +255,7 @@ const ROWS: Row[] = [
   // Precedence
   { title: 'Failed beats Drifted', runtime: 'acme-eu-prod-2', ext: RC, change: (o) => void (rcc(o, 'ghcr.io').status.state = 'Error'), state: 'Failed', reason: 'RegistryCacheConfigFailed' },
   { title: 'Drifted beats Unknown', runtime: 'acme-eu-prod-2', ext: RC, change: (o) => { o.read.delete('skr'); o.failures.push({ cluster: 'skr', reason: 'Timeout', message: 't' }); }, state: 'Drifted', reason: 'ShootConfigDrift' },
-  { title: 'Unknown beats Progressing', runtime: 'acme-us-dev-2', ext: RC, change: (o) => void (o.registryCacheConfigs = []), state: 'Unknown', reason: 'NotFound' },
+  { title: 'Unknown beats Progressing', runtime: 'acme-us-dev-2', ext: RC, change: (o) => void o.skrObjects.set('RegistryCacheConfig', []), state: 'Unknown', reason: 'NotFound' },
   { title: 'the config CR is named before the Runtime CR', runtime: 'acme-us-prod-1', ext: RC, change: (o) => void (o.runtimeCR.status.state = 'Failed'), state: 'Failed', reason: 'RegistryCacheConfigFailed' },
   {
     // As a real API server leaves acme-us-prod-1: the `state: Error` write refused, the config
@@ -346,7 +346,7 @@ describe('deriveStatus', () => {
           o.shoot[field] = w;
           o.runtimeCR[field] = w;
           o.skrKyma[field] = w;
-          for (const c of o.registryCacheConfigs) c[field] = w;
+          for (const c of rccs(o)) c[field] = w;
           const s = deriveStatus(o as any, ex.resolved(name), ex.shoot(name), ex.model.options.extensionModules);
           expect(Object.keys(s.extensions).sort()).toEqual(['falco', 'lakom', 'registry-cache']);
         }

@@ -75,7 +75,8 @@ export type Mutable = {
   kcpKyma?: any;
   shoot?: any;
   skrKyma?: any;
-  registryCacheConfigs: any[];
+  /** The SKR objects of the extensions' status hooks, by kind. */
+  skrObjects: Map<string, any[]>;
   read: Set<'kcp' | 'garden' | 'skr'>;
   failures: Array<{ cluster: 'kcp' | 'garden' | 'skr'; reason: string; message: string }>;
 };
@@ -121,8 +122,13 @@ export function moduleStatus(o: Mutable, name: string): any {
   return o.skrKyma.status.modules.find((m: any) => m.name === name);
 }
 
+/** The RegistryCacheConfigs of a runtime's observation (the registry-cache status hook's SKR kind). */
+export function rccs(o: { readonly skrObjects: ReadonlyMap<string, readonly any[]> }): any[] {
+  return [...(o.skrObjects.get('RegistryCacheConfig') ?? [])];
+}
+
 export function rcc(o: Mutable, upstream: string): KubeObject & { spec: any; status: any } {
-  const found = o.registryCacheConfigs.find((c: any) => c.spec.upstream === upstream);
+  const found = rccs(o).find((c: any) => c.spec.upstream === upstream);
   if (!found) throw new Error(`no RegistryCacheConfig for ${upstream}`);
   return found;
 }

@@ -7,6 +7,7 @@ import { renderRegistryCache } from './render';
 import { validateRegistryCacheTransition } from './transition';
 import { validateLayer, validateResolved } from './rules';
 import { registryCacheSchema } from './schema';
+import { registryCacheStatus } from './status';
 
 export const registryCacheExtension: ExtensionPlugin = {
   name: 'registry-cache',
@@ -25,4 +26,5 @@ export const registryCacheExtension: ExtensionPlugin = {
   validateTransition: validateRegistryCacheTransition,
   defaults: registryCacheDefaults,
   render: renderRegistryCache,
+  status: registryCacheStatus,
 };
