@@ -90,7 +90,7 @@ describe('kyma-fleet binary', () => {
       expect(r.code).toBe(1);
       expect(r.errLines).toEqual([
         'fleet/runtimes/bad.yaml:13:12: error at channel: should match \'^[a-z]+$\' (got "Regular") [E_CHANNEL]',
-        'fleet/runtimes/bad.yaml:17:21: error at extensions.registry-cache.caches[0].upstream: must be a host[:port] without scheme (got "https://docker.io") [E_REGCACHE_UPSTREAM]',
+        'fleet/runtimes/bad.yaml:17:21: error at extensions.registry-cache.caches[0].upstream: Invalid value: "https://docker.io": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\') (an upstream is host[:port], without scheme) [E_REGCACHE_UPSTREAM]',
         'fleet: 2 errors',
       ]);
     });

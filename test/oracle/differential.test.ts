@@ -267,12 +267,17 @@ async function probeAlone(oracle: Oracle, d: Diagnostic, setting: Setting): Prom
 /** Checks on a cache entry with `enabled: false`: upstream never sees that entry. */
 export const DISABLED_ENTRY_RULE = {
   rule: 'a cache with enabled: false is checked too',
-  reason: 'layer rules check every value a file sets, before layering: a cache a file disables must still be well-formed (and an upstream appears once per list); the entry never reaches the providerConfig',
+  reason: 'layer rules check every value a file sets, before layering: a cache a file disables must still be well-formed, and an upstream appears once per list even where one of the two entries is disabled; the disabled entry never reaches the providerConfig',
 };
 
 function stricterRuleOf(d: Diagnostic, setting: Setting): string | undefined {
   const rel = parseField(d.field.slice(PREFIX.length));
   if (rel[0] === 'caches' && typeof rel[1] === 'number' && setting.caches?.[rel[1]]?.enabled === false) return DISABLED_ENTRY_RULE.rule;
+  // A duplicate of a disabled entry: upstream sees one of the two only.
+  if (d.code === 'E_REGCACHE_DUPLICATE' && typeof rel[1] === 'number') {
+    const upstream = setting.caches?.[rel[1]]?.upstream;
+    if (setting.caches?.some((c, j) => j < (rel[1] as number) && c.upstream === upstream && c.enabled === false)) return DISABLED_ENTRY_RULE.rule;
+  }
   const value = valueAt(setting, rel);
   return STRICTER.find((s) => s.code === d.code && (!s.message || s.message.test(d.message)) && (!s.value || s.value(value)))?.rule;
 }

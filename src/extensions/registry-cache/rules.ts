@@ -7,7 +7,8 @@ import { quote, type DocPath } from '../../lib/diagnostics';
 import { parseGoDuration } from '../../lib/go-duration';
 import { dns1123LabelErrors, dns1123SubdomainErrors } from '../../lib/k8s-names';
 import { parseQuantity } from '../../lib/quantity';
-import { hostPortErrors, httpURLErrors, redactUserInfo } from '../../lib/url-rules';
+import { canonicalQuantity, goDurationString, goQuantityDecodeError } from '../../lib/apimachinery-text';
+import { goQuote, hostPortErrors, httpURLErrors, redactUserInfo } from '../../lib/url-rules';
 import { cacheObjectName } from './naming';
 import type { RuleReporter } from '../types';
 import {
@@ -54,6 +55,18 @@ function got(value: string): string {
   return ` (got ${quote(redactUserInfo(value))})`;
 }
 
+/** Longest value shown whole in an `Invalid value` message (every capped field but URLs fits). */
+const MAX_SHOWN = 300;
+
+/**
+ * apimachinery's `Invalid value: "<value>": <detail>` (the value as Go's %q prints it), so that a
+ * message carries upstream's field error text after our own path; user info redacted, long URLs shortened.
+ */
+function invalid(value: string, detail: string): string {
+  const shown = goQuote(redactUserInfo(value));
+  return `Invalid value: ${shown.length > MAX_SHOWN ? `${shown.slice(0, MAX_SHOWN - 4)}…${shown.slice(-3)}` : shown}: ${detail}`;
+}
+
 /** The cache entries of a layer (or of resolved settings) that are maps, with their index. */
 function cacheEntries(value: Settings): Array<[number, Record<string, unknown>]> {
   const caches = value.caches;
@@ -86,13 +99,13 @@ export const checkNamespace: Rule = (value, reporter) => {
   reportAll(reporter, ['namespace'], Code.Namespace, dns1123LabelErrors(ns).map((m) => m + got(ns)));
 };
 
-/** The messages for one upstream: `host[:port]`, no scheme, no path (GRC `ValidateUpstream`). */
+/**
+ * The messages for one upstream: `host[:port]`, no scheme, no path (GRC `ValidateUpstream`), as
+ * upstream words them; with a scheme or a path, a hint follows upstream's text.
+ */
 export function upstreamErrors(upstream: string): string[] {
-  if (upstream === '') return ['must not be empty'];
-  const detail = got(upstream);
-  if (upstream.includes('://')) return [`must be a host[:port] without scheme${detail}`];
-  if (upstream.includes('/')) return [`must be a host[:port] without a path${detail}`];
-  return hostPortErrors(upstream).map((m) => m + detail);
+  const hint = upstream.includes('://') ? ' (an upstream is host[:port], without scheme)' : upstream.includes('/') ? ' (an upstream is host[:port], without a path)' : '';
+  return hostPortErrors(upstream).map((m) => invalid(upstream, m) + hint);
 }
 
 /** Every upstream is `host[:port]`: lowercase DNS-1123 host, port 1-65535, no scheme, no path. */
@@ -131,8 +144,7 @@ export const checkURLs: Rule = (value, reporter) => {
     for (const field of URL_FIELDS) {
       const url = cacheString(cache, field, MAX_URL_LENGTH);
       if (url === undefined) continue;
-      const detail = got(url);
-      reportAll(reporter, ['caches', i, ...field], Code.URL, httpURLErrors(url).map((m) => m + detail));
+      reportAll(reporter, ['caches', i, ...field], Code.URL, httpURLErrors(url).map((m) => invalid(url, m)));
     }
   }
 };
@@ -144,8 +156,9 @@ export const checkVolumeSize: Rule = (value, reporter) => {
     if (size === undefined) continue;
     const quantity = parseQuantity(size);
     const path = ['caches', i, 'volume', 'size'];
-    if (quantity === undefined) reporter.report(path, Code.Quantity, `must be a Kubernetes quantity such as 10Gi${got(size)}`);
-    else if (quantity.sign <= 0) reporter.report(path, Code.Quantity, `must be greater than 0${got(size)}`);
+    // Go's decoding error where Go refuses it too; else (spaces around it) the CRD pattern refuses it.
+    if (quantity === undefined) reporter.report(path, Code.Quantity, invalid(size, goQuantityDecodeError(size) ?? 'must be a Kubernetes quantity such as 10Gi, without spaces'));
+    else if (quantity.sign <= 0) reporter.report(path, Code.Quantity, invalid(canonicalQuantity(size), 'must be greater than 0'));
   }
 };
 
@@ -154,7 +167,7 @@ export const checkStorageClassName: Rule = (value, reporter) => {
   for (const [i, cache] of cacheEntries(value)) {
     const name = cacheString(cache, ['volume', 'storageClassName'], MAX_NAME_LENGTH);
     if (name === undefined) continue;
-    const messages = dns1123SubdomainErrors(name).map((m) => m + got(name));
+    const messages = dns1123SubdomainErrors(name).map((m) => invalid(name, m));
     reportAll(reporter, ['caches', i, 'volume', 'storageClassName'], Code.StorageClass, messages);
   }
 };
@@ -166,8 +179,8 @@ export const checkGarbageCollectionTTL: Rule = (value, reporter) => {
     if (ttl === undefined) continue;
     const parsed = parseGoDuration(ttl);
     const path = ['caches', i, 'garbageCollection', 'ttl'];
-    if (!parsed.ok) reporter.report(path, Code.Duration, parsed.error + got(ttl));
-    else if (parsed.nanoseconds < 0n) reporter.report(path, Code.Duration, `ttl must be a non-negative duration${got(ttl)}`);
+    if (!parsed.ok) reporter.report(path, Code.Duration, invalid(ttl, parsed.error));
+    else if (parsed.nanoseconds < 0n) reporter.report(path, Code.Duration, invalid(goDurationString(parsed.nanoseconds), 'ttl must be a non-negative duration'));
   }
 };
 

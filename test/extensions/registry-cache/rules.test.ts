@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import type { DocPath } from '../../../src/lib/diagnostics';
+import { QUANTITY_FORMAT_WRONG } from '../../../src/lib/apimachinery-text';
 import { DNS1123_LABEL_MESSAGE as LABEL, DNS1123_SUBDOMAIN_MESSAGE as SUBDOMAIN } from '../../../src/lib/k8s-names';
 import type { RuleReporter } from '../../../src/extensions/types';
 import { validateLayer, validateResolved } from '../../../src/extensions/registry-cache/rules';
@@ -40,14 +41,14 @@ const catalogue: Row[] = [
       {
         path: ['caches', 0, 'upstream'],
         code: 'E_REGCACHE_UPSTREAM',
-        message: 'must be a host[:port] without scheme (got "https://docker.io")',
+        message: `Invalid value: "https://docker.io": ${SUBDOMAIN} (an upstream is host[:port], without scheme)`,
       },
     ],
   },
   {
     title: '#2 upstream in upper case',
     value: { caches: [{ upstream: 'Docker.IO' }] },
-    expected: [{ path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: `${SUBDOMAIN} (got "Docker.IO")` }],
+    expected: [{ path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: `Invalid value: "Docker.IO": ${SUBDOMAIN}` }],
   },
   {
     title: '#3 upstream with a path',
@@ -56,7 +57,7 @@ const catalogue: Row[] = [
       {
         path: ['caches', 0, 'upstream'],
         code: 'E_REGCACHE_UPSTREAM',
-        message: 'must be a host[:port] without a path (got "ghcr.io/my-org")',
+        message: `Invalid value: "ghcr.io/my-org": ${SUBDOMAIN} (an upstream is host[:port], without a path)`,
       },
     ],
   },
@@ -64,7 +65,7 @@ const catalogue: Row[] = [
     title: '#4 upstream port 0',
     value: { caches: [{ upstream: 'my-registry.io:0' }] },
     expected: [
-      { path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: `${PORT('0')} (got "my-registry.io:0")` },
+      { path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: `Invalid value: "my-registry.io:0": ${PORT('0')}` },
     ],
   },
   {
@@ -74,7 +75,7 @@ const catalogue: Row[] = [
       {
         path: ['caches', 0, 'upstream'],
         code: 'E_REGCACHE_UPSTREAM',
-        message: `${PORT('65536')} (got "my-registry.io:65536")`,
+        message: `Invalid value: "my-registry.io:65536": ${PORT('65536')}`,
       },
     ],
   },
@@ -92,20 +93,20 @@ const catalogue: Row[] = [
   {
     title: '#8 empty upstream',
     value: { caches: [{ upstream: '' }] },
-    expected: [{ path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: 'must not be empty' }],
+    expected: [{ path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: `Invalid value: "": ${SUBDOMAIN}` }],
   },
   {
     title: '#9 remoteURL without scheme',
     value: oneCache({ remoteURL: 'registry-1.docker.io' }),
     expected: [
-      { path: ['caches', 0, 'remoteURL'], code: 'E_REGCACHE_URL', message: `${SCHEME} (got "registry-1.docker.io")` },
+      { path: ['caches', 0, 'remoteURL'], code: 'E_REGCACHE_URL', message: `Invalid value: "registry-1.docker.io": ${SCHEME}` },
     ],
   },
   {
     title: '#10 remoteURL with ftp scheme',
     value: oneCache({ remoteURL: 'ftp://my-registry.io' }),
     expected: [
-      { path: ['caches', 0, 'remoteURL'], code: 'E_REGCACHE_URL', message: `${SCHEME} (got "ftp://my-registry.io")` },
+      { path: ['caches', 0, 'remoteURL'], code: 'E_REGCACHE_URL', message: `Invalid value: "ftp://my-registry.io": ${SCHEME}` },
     ],
   },
   {
@@ -115,7 +116,7 @@ const catalogue: Row[] = [
       {
         path: ['caches', 0, 'remoteURL'],
         code: 'E_REGCACHE_URL',
-        message: 'url must not contain a path (got "https://registry.example.com/v2/")',
+        message: 'Invalid value: "https://registry.example.com/v2/": url must not contain a path',
       },
     ],
   },
@@ -126,7 +127,7 @@ const catalogue: Row[] = [
       {
         path: ['caches', 0, 'remoteURL'],
         code: 'E_REGCACHE_URL',
-        message: 'url must not contain user info (got "https://user:***@registry.example.com")',
+        message: 'Invalid value: "https://user:***@registry.example.com": url must not contain user info',
       },
     ],
   },
@@ -137,7 +138,7 @@ const catalogue: Row[] = [
       {
         path: ['caches', 0, 'remoteURL'],
         code: 'E_REGCACHE_URL',
-        message: 'url must not contain query parameters (got "https://registry.example.com?x=1")',
+        message: 'Invalid value: "https://registry.example.com?x=1": url must not contain query parameters',
       },
     ],
   },
@@ -148,7 +149,7 @@ const catalogue: Row[] = [
       {
         path: ['caches', 0, 'remoteURL'],
         code: 'E_REGCACHE_URL',
-        message: 'url must not contain a fragment (got "https://registry.example.com#frag")',
+        message: 'Invalid value: "https://registry.example.com#frag": url must not contain a fragment',
       },
     ],
   },
@@ -160,8 +161,8 @@ const catalogue: Row[] = [
         path: ['caches', 0, 'remoteURL'],
         code: 'E_REGCACHE_URL',
         message:
-          'failed to parse url: parse "https://registry.example.com:abc": invalid port ":abc" after host ' +
-          '(got "https://registry.example.com:abc")',
+          'Invalid value: "https://registry.example.com:abc": ' +
+          'failed to parse url: parse "https://registry.example.com:abc": invalid port ":abc" after host',
       },
     ],
   },
@@ -169,19 +170,19 @@ const catalogue: Row[] = [
     title: '#15 httpProxy without scheme',
     value: oneCache({ proxy: { httpProxy: 'proxy.corp:3128' } }),
     expected: [
-      { path: ['caches', 0, 'proxy', 'httpProxy'], code: 'E_REGCACHE_URL', message: `${SCHEME} (got "proxy.corp:3128")` },
+      { path: ['caches', 0, 'proxy', 'httpProxy'], code: 'E_REGCACHE_URL', message: `Invalid value: "proxy.corp:3128": ${SCHEME}` },
     ],
   },
   {
     title: '#16 volume size "0"',
     value: oneCache({ volume: { size: '0' } }),
-    expected: [{ path: ['caches', 0, 'volume', 'size'], code: 'E_QUANTITY', message: 'must be greater than 0 (got "0")' }],
+    expected: [{ path: ['caches', 0, 'volume', 'size'], code: 'E_QUANTITY', message: 'Invalid value: "0": must be greater than 0' }],
   },
   {
     title: '#16 volume size "-5Gi"',
     value: oneCache({ volume: { size: '-5Gi' } }),
     expected: [
-      { path: ['caches', 0, 'volume', 'size'], code: 'E_QUANTITY', message: 'must be greater than 0 (got "-5Gi")' },
+      { path: ['caches', 0, 'volume', 'size'], code: 'E_QUANTITY', message: 'Invalid value: "-5Gi": must be greater than 0' },
     ],
   },
   {
@@ -191,7 +192,7 @@ const catalogue: Row[] = [
       {
         path: ['caches', 0, 'volume', 'size'],
         code: 'E_QUANTITY',
-        message: 'must be a Kubernetes quantity such as 10Gi (got "10GB")',
+        message: `Invalid value: "10GB": ${QUANTITY_FORMAT_WRONG}`,
       },
     ],
   },
@@ -202,7 +203,7 @@ const catalogue: Row[] = [
       {
         path: ['caches', 0, 'volume', 'storageClassName'],
         code: 'E_REGCACHE_STORAGE_CLASS',
-        message: `${SUBDOMAIN} (got "Premium_SSD")`,
+        message: `Invalid value: "Premium_SSD": ${SUBDOMAIN}`,
       },
     ],
   },
@@ -213,7 +214,7 @@ const catalogue: Row[] = [
       {
         path: ['caches', 0, 'garbageCollection', 'ttl'],
         code: 'E_DURATION',
-        message: 'ttl must be a non-negative duration (got "-1h")',
+        message: 'Invalid value: "-1h0m0s": ttl must be a non-negative duration',
       },
     ],
   },
@@ -224,7 +225,7 @@ const catalogue: Row[] = [
       {
         path: ['caches', 0, 'garbageCollection', 'ttl'],
         code: 'E_DURATION',
-        message: 'time: unknown unit "d" in duration "7d" (got "7d")',
+        message: 'Invalid value: "7d": time: unknown unit "d" in duration "7d"',
       },
     ],
   },
@@ -236,14 +237,14 @@ const rules: Row[] = [
   {
     title: 'upstream with an empty port',
     value: { caches: [{ upstream: 'docker.io:' }] },
-    expected: [{ path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: `${SUBDOMAIN} (got "docker.io:")` }],
+    expected: [{ path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: `Invalid value: "docker.io:": ${SUBDOMAIN}` }],
   },
   {
     title: 'upstream with a bad host and a bad port (two faults, two messages, as GRC)',
     value: { caches: [{ upstream: 'My_Registry:0' }] },
     expected: [
-      { path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: `${PORT('0')} (got "My_Registry:0")` },
-      { path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: `${SUBDOMAIN} (got "My_Registry:0")` },
+      { path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: `Invalid value: "My_Registry:0": ${PORT('0')}` },
+      { path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: `Invalid value: "My_Registry:0": ${SUBDOMAIN}` },
     ],
   },
   {
@@ -253,7 +254,7 @@ const rules: Row[] = [
       {
         path: ['caches', 0, 'upstream'],
         code: 'E_REGCACHE_UPSTREAM',
-        message: `must be no more than 253 characters (got "${'a'.repeat(75)}…00")`, // quote() shortens to 80
+        message: `Invalid value: "${'a'.repeat(254)}:5000": must be no more than 253 characters`, // shown whole, as upstream shows it
       },
     ],
   },
@@ -261,7 +262,7 @@ const rules: Row[] = [
     title: 'upstream with user info (redacted)',
     value: { caches: [{ upstream: 'user:secret@docker.io' }] },
     expected: [
-      { path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: `${SUBDOMAIN} (got "user:***@docker.io")` },
+      { path: ['caches', 0, 'upstream'], code: 'E_REGCACHE_UPSTREAM', message: `Invalid value: "user:***@docker.io": ${SUBDOMAIN}` },
     ],
   },
   {
@@ -271,7 +272,7 @@ const rules: Row[] = [
       {
         path: ['caches', 0, 'upstream'],
         code: 'E_REGCACHE_UPSTREAM',
-        message: 'must be a host[:port] without scheme (got "https://ghcr.io/my-org")',
+        message: `Invalid value: "https://ghcr.io/my-org": ${SUBDOMAIN} (an upstream is host[:port], without scheme)`,
       },
     ],
   },
@@ -311,7 +312,7 @@ const rules: Row[] = [
       (m) => ({
         path: ['caches', 0, 'proxy', 'httpsProxy'],
         code: 'E_REGCACHE_URL',
-        message: `${m} (got "https://u:***@proxy.corp/x#y")`,
+        message: `Invalid value: "https://u:***@proxy.corp/x#y": ${m}`,
       }),
     ),
   },
@@ -323,8 +324,8 @@ const rules: Row[] = [
         path: ['caches', 0, 'remoteURL'],
         code: 'E_REGCACHE_URL',
         message:
-          'failed to parse url: parse "https://u:***@registry.example.com:abc": invalid port ":abc" after host ' +
-          '(got "https://u:***@registry.example.com:abc")',
+          'Invalid value: "https://u:***@registry.example.com:abc": ' +
+          'failed to parse url: parse "https://u:***@registry.example.com:abc": invalid port ":abc" after host',
       },
     ],
   },
@@ -334,19 +335,19 @@ const rules: Row[] = [
     expected: [PORT('0'), SUBDOMAIN].map((m) => ({
       path: ['caches', 0, 'remoteURL'],
       code: 'E_REGCACHE_URL',
-      message: `${m} (got "https://Registry.example.com:0")`,
+      message: `Invalid value: "https://Registry.example.com:0": ${m}`,
     })),
   },
   {
     title: 'remoteURL without host',
     value: oneCache({ remoteURL: 'https://' }),
-    expected: [{ path: ['caches', 0, 'remoteURL'], code: 'E_REGCACHE_URL', message: `${SUBDOMAIN} (got "https://")` }],
+    expected: [{ path: ['caches', 0, 'remoteURL'], code: 'E_REGCACHE_URL', message: `Invalid value: "https://": ${SUBDOMAIN}` }],
   },
   // E_QUANTITY
   {
     title: 'volume size "0Gi"',
     value: oneCache({ volume: { size: '0Gi' } }),
-    expected: [{ path: ['caches', 0, 'volume', 'size'], code: 'E_QUANTITY', message: 'must be greater than 0 (got "0Gi")' }],
+    expected: [{ path: ['caches', 0, 'volume', 'size'], code: 'E_QUANTITY', message: 'Invalid value: "0": must be greater than 0' }],
   },
   {
     title: 'volume size "10gi"',
@@ -355,7 +356,7 @@ const rules: Row[] = [
       {
         path: ['caches', 0, 'volume', 'size'],
         code: 'E_QUANTITY',
-        message: 'must be a Kubernetes quantity such as 10Gi (got "10gi")',
+        message: `Invalid value: "10gi": ${QUANTITY_FORMAT_WRONG}`,
       },
     ],
   },
@@ -367,7 +368,7 @@ const rules: Row[] = [
       {
         path: ['caches', 0, 'volume', 'storageClassName'],
         code: 'E_REGCACHE_STORAGE_CLASS',
-        message: `${SUBDOMAIN} (got "fast.")`,
+        message: `Invalid value: "fast.": ${SUBDOMAIN}`,
       },
     ],
   },
@@ -379,7 +380,7 @@ const rules: Row[] = [
       {
         path: ['caches', 0, 'garbageCollection', 'ttl'],
         code: 'E_DURATION',
-        message: 'time: invalid duration "P7D" (got "P7D")',
+        message: 'Invalid value: "P7D": time: invalid duration "P7D"',
       },
     ],
   },
@@ -390,7 +391,7 @@ const rules: Row[] = [
       {
         path: ['caches', 0, 'garbageCollection', 'ttl'],
         code: 'E_DURATION',
-        message: 'time: invalid duration "abc" (got "abc")',
+        message: 'Invalid value: "abc": time: invalid duration "abc"',
       },
     ],
   },
@@ -401,7 +402,7 @@ const rules: Row[] = [
       {
         path: ['caches', 0, 'garbageCollection', 'ttl'],
         code: 'E_DURATION',
-        message: 'time: missing unit in duration "168" (got "168")',
+        message: 'Invalid value: "168": time: missing unit in duration "168"',
       },
     ],
   },
@@ -542,11 +543,11 @@ describe('validateLayer: values the schema reports', () => {
 describe('validateLayer: messages', () => {
   const all = [...catalogue, ...rules].flatMap((row) => layer(row.value));
 
-  it('end with (got <value>) when they are about a value', () => {
-    const aboutNoValue = new Set(['must not be empty']);
+  it('show the value: as apimachinery does where they mirror upstream, else ending with (got <value>)', () => {
     for (const d of all) {
-      if (d.code === 'E_REGCACHE_DUPLICATE' || aboutNoValue.has(d.message)) continue;
-      expect(d.message).toMatch(/ \(got ".*"\)$/);
+      if (d.code === 'E_REGCACHE_DUPLICATE') continue;
+      if (d.code === 'E_SECRET_NAME' || d.code === 'E_REGCACHE_NAMESPACE') expect(d.message).toMatch(/ \(got ".*"\)$/);
+      else expect(d.message).toMatch(/^Invalid value: ".*": /);
     }
   });
 
