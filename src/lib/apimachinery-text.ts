@@ -77,6 +77,27 @@ export function goQuantityDecodeError(text: string): string | undefined {
 }
 
 const pow = (b: bigint, e: number) => b ** BigInt(e);
+const INT64_MAX = (1n << 63n) - 1n;
+
+/**
+ * Whether ParseQuantity keeps the text as written: its int64 fast path applies and the text is
+ * already canonical (decimal: scale a multiple of 3, no trailing "000", no leading 0; binary: the
+ * number not a multiple of 8). So `-1E3` stays `-1E3` and `-1500Mi` stays `-1500Mi`.
+ */
+function keepsText(parts: QuantityParts, suffix: { exponent: number; format: string }): boolean {
+  const shifted = parts.num + parts.denom;
+  if (suffix.format === 'BinarySI') {
+    if (parts.denom.length !== 0) return false;
+    if (15 - parts.num.length - Math.trunc((suffix.exponent * 3) / 10) - 1 < 0) return false;
+    const value = BigInt(shifted);
+    if (value << BigInt(suffix.exponent) > INT64_MAX) return false;
+    return (value & 7n) !== 0n;
+  }
+  if (18 - shifted.length < 0) return false;
+  const scale = suffix.exponent - parts.denom.length;
+  if (scale < -9 || BigInt(shifted) > INT64_MAX) return false;
+  return scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
+}
 
 /**
  * A quantity's String() as apimachinery prints it (its canonical form), for values Go decodes; values
@@ -88,6 +109,7 @@ export function canonicalQuantity(text: string): string {
   if (typeof parts === 'string') return text;
   const suffix = interpretSuffix(parts.suffix);
   if (!suffix || Math.abs(suffix.exponent) > 1_000_000) return text;
+  if (s !== '0' && keepsText(parts, suffix)) return s;
   // The exact value in nano units, rounded up (away from zero) to a whole nano, as ParseQuantity does.
   const digits = BigInt(parts.num + parts.denom);
   let numerator = digits * (suffix.base === 2 ? pow(2n, suffix.exponent) : 1n);
@@ -100,6 +122,8 @@ export function canonicalQuantity(text: string): string {
   let format = suffix.format;
   const sign = parts.negative ? '-' : '';
   const ONE = 1_000_000_000n;
+  // A binary quantity's magnitude is capped at 2^63-1 (ParseQuantity's maxAllowed).
+  if (format === 'BinarySI' && nanos > INT64_MAX * ONE) nanos = INT64_MAX * ONE;
   if (format === 'BinarySI' && (nanos < 1024n * ONE || nanos % ONE !== 0n)) format = 'DecimalSI';
   if (format === 'BinarySI') {
     let whole = nanos / ONE;
