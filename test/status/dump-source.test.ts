@@ -306,6 +306,46 @@ describe('duplicates', () => {
   });
 });
 
+describe('the SKR kinds of the status hooks', () => {
+  const RCC = { group: 'core.kyma-project.io', version: 'v1beta1', plural: 'registrycacheconfigs', kind: 'RegistryCacheConfig' };
+  const WIDGET = { group: 'widgets.example.dev', version: 'v1', plural: 'widgets', kind: 'Widget' };
+  const widgets = [
+    'apiVersion: v1',
+    'kind: List',
+    'items:',
+    '- {apiVersion: widgets.example.dev/v1, kind: Widget, metadata: {name: w2, namespace: b}}',
+    '- {apiVersion: widgets.example.dev/v1, kind: Widget, metadata: {name: w1, namespace: a}}',
+    '- {apiVersion: widgets.example.dev/v1, kind: Widget, metadata: {name: w3}}',
+    '- {apiVersion: example.dev/v1, kind: Widget, metadata: {name: w4, namespace: a}}',
+    '',
+  ].join('\n');
+
+  it('reads every declared kind into skrObjects (by group and kind, namespaced, sorted); other kinds are named as ignored', () => {
+    const d = sampleCopy();
+    fs.writeFileSync(path.join(d, 'runtimes/acme-eu-prod-1/widgets.yaml'), widgets);
+    const o = observeDumps(d, refs(), { display: 'dump', skrKinds: [RCC, WIDGET] });
+    const r = o.runtimes.get('acme-eu-prod-1')!;
+    expect([...r.skrObjects.keys()]).toEqual(['RegistryCacheConfig', 'Widget']);
+    expect(r.skrObjects.get('Widget')!.map((w) => `${w.metadata.namespace}/${w.metadata.name}`)).toEqual(['a/w1', 'b/w2']);
+    expect(rccs(r)).toHaveLength(2);
+    expect(warningsText(o)).toEqual([
+      'dump/runtimes/acme-eu-prod-1/widgets.yaml#/items/2: Widget w3 ignored: it has no namespace',
+      'dump/runtimes/acme-eu-prod-1/widgets.yaml#/items/3: an object of kind Widget (example.dev/v1) ignored: runtimes/acme-eu-prod-1/ is read for the Kyma CR kyma-system/default, RegistryCacheConfigs and Widgets',
+    ]);
+  });
+
+  it('by default reads the kinds of the registered extensions only', () => {
+    const d = sampleCopy();
+    fs.writeFileSync(path.join(d, 'runtimes/acme-eu-prod-1/widgets.yaml'), widgets);
+    const o = observe(d);
+    expect([...o.runtimes.get('acme-eu-prod-1')!.skrObjects.keys()]).toEqual(['RegistryCacheConfig']);
+    expect(warningsText(o)).toEqual([
+      'dump/runtimes/acme-eu-prod-1/widgets.yaml#/items/0: 3 objects of kind Widget (widgets.example.dev/v1) ignored: runtimes/acme-eu-prod-1/ is read for the Kyma CR kyma-system/default and RegistryCacheConfigs',
+      'dump/runtimes/acme-eu-prod-1/widgets.yaml#/items/3: an object of kind Widget (example.dev/v1) ignored: runtimes/acme-eu-prod-1/ is read for the Kyma CR kyma-system/default and RegistryCacheConfigs',
+    ]);
+  });
+});
+
 describe('identity (H67)', () => {
   it('an SKR Kyma labelled with another runtime ID: the SKR is not read (IdentityMismatch)', () => {
     const d = sampleCopy();

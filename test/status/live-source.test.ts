@@ -391,6 +391,39 @@ describe('observeLive: failures', () => {
     expect(r2.skr.requestsTo('/registrycacheconfigs')).toHaveLength(1);
   });
 
+  it('reads the SKR kinds the status hooks declare, whatever the extension: each kind listed, a 403 on any makes the SKR unread', async () => {
+    // GIVEN a second kind besides RegistryCacheConfig; rt-1 has two of it, rt-2 forbids listing it
+    const RCC = { group: 'core.kyma-project.io', version: 'v1beta1', plural: 'registrycacheconfigs', kind: 'RegistryCacheConfig' };
+    const WIDGET = { group: 'widgets.example.dev', version: 'v1', plural: 'widgets', kind: 'Widget' };
+    const widget = (ns: string, name: string) => ({ apiVersion: 'widgets.example.dev/v1', kind: 'Widget', metadata: { name, namespace: ns }, status: { state: 'Ready' } });
+    const fleet = await startFleet({ count: 2 });
+    const [r1, r2] = fleet.runtimes as [Runtime, Runtime];
+    r1.skr.script('/apis/widgets.example.dev/v1/widgets', () => ({ json: { apiVersion: 'widgets.example.dev/v1', kind: 'WidgetList', metadata: {}, items: [widget('b', 'w2'), widget('a', 'w1'), { kind: 'Gadget', metadata: { name: 'x' } }] } }));
+    r2.skr.script('/apis/widgets.example.dev/v1/widgets', status(403, 'Forbidden', 'widgets.widgets.example.dev is forbidden'));
+
+    // WHEN observed with both kinds
+    const obs = await observeLive(fleet.refs, fleet.options({ skrKinds: [RCC, WIDGET] }));
+
+    // THEN rt-1 has both lists, sorted, the item of another kind a warning
+    const o1 = only(obs, 'rt-1');
+    expect([...o1.read]).toEqual(['kcp', 'garden', 'skr']);
+    expect([...o1.skrObjects.keys()]).toEqual(['RegistryCacheConfig', 'Widget']);
+    expect(names(o1.skrObjects.get('Widget')!)).toEqual(['a/w1', 'b/w2']);
+    expect(obs.warnings).toEqual([{ where: 'live:skr/rt-1:/apis/widgets.example.dev/v1/widgets', pointer: '/items/2', message: expect.stringContaining('Gadget') }]);
+    // AND rt-2's SKR is unread, naming the forbidden list
+    const o2 = only(obs, 'rt-2');
+    expect([...o2.read]).toEqual(['kcp', 'garden']);
+    expect(o2.skrObjects).toEqual(new Map());
+    expect(o2.failures).toEqual([{ cluster: 'skr', reason: 'Forbidden', message: expect.stringMatching(/^list widgets\.widgets\.example\.dev in all namespaces: 403 Forbidden/) }]);
+
+    // AND with no kinds declared only the Kyma is read from the SKR
+    const before = r1.skr.requests.length;
+    const none = await observeLive([r1.ref], fleet.options({ skrKinds: [] }));
+    expect([...only(none, 'rt-1').read]).toEqual(['kcp', 'garden', 'skr']);
+    expect(only(none, 'rt-1').skrObjects).toEqual(new Map());
+    expect(r1.skr.requests.slice(before).map((r) => r.path)).toEqual(['/apis/operator.kyma-project.io/v1beta2/namespaces/kyma-system/kymas/default']);
+  });
+
   it('403 on a KCP list falls back to GETs (RBAC may grant get only)', async () => {
     const fleet = await startFleet({ count: 2 });
     fleet.kcp.script((r) => r.path.endsWith('/runtimes'), status(403, 'Forbidden', 'cannot list runtimes'));

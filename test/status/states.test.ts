@@ -2,7 +2,10 @@
 // from the realistic objects of the shipped sample dump and changing one thing per row.
 
 import { describe, expect, it } from 'vitest';
-import { deriveStatus, READ_FAILURE_REASONS, REASONS, type StatusState, summaryState } from '../../src/status/states';
+import { EXTENSIONS } from '../../src/extensions';
+import type { StatusHook, StatusHookInput } from '../../src/extensions/status-hook';
+import type { ExtensionPlugin } from '../../src/extensions/types';
+import { deriveStatus, READ_FAILURE_REASONS, REASONS, type StatusState, statusReasons, summaryState } from '../../src/status/states';
 import { type AppliedFalco, derive, entry, loadExample, type Mutable, moduleStatus, observed, rcc, rccs } from './status-helpers';
 
 const RC = 'registry-cache';
@@ -356,5 +359,77 @@ describe('deriveStatus', () => {
 
   it('is deterministic: the same observation gives the same status', () => {
     expect(JSON.stringify(derive('acme-eu-prod-2'))).toBe(JSON.stringify(derive('acme-eu-prod-2')));
+  });
+});
+
+describe('the status hook: the core asks every plug-in, by what it declares, never by name', () => {
+  const WIDGET = { group: 'widgets.example.dev', version: 'v1', plural: 'widgets', kind: 'Widget' };
+  const widget = { apiVersion: 'widgets.example.dev/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'a' }, status: { state: 'Pending' } };
+
+  /** The registry-cache plug-in with another hook (and other fields overridden): the core must follow the declarations. */
+  function withHook(hook: Partial<StatusHook> | undefined, overrides: Partial<ExtensionPlugin<any>> = {}): ExtensionPlugin<any>[] {
+    const status: StatusHook | undefined = hook && { skrKinds: [WIDGET], reasons: { Progressing: ['WidgetPending'] }, findings: () => ({ findings: [], ready: [] }), ...hook };
+    return EXTENSIONS.map((e) => (e.name === RC ? { ...e, status, ...overrides } : e));
+  }
+
+  function deriveWith(extensions: ExtensionPlugin<any>[], change?: (o: Mutable) => void) {
+    const ex = loadExample();
+    const o = observed(PROD1);
+    o.skrObjects.set('Widget', [widget]);
+    change?.(o);
+    return deriveStatus(o as any, ex.resolved(PROD1), ex.shoot(PROD1), ex.model.options.extensionModules, extensions).extensions[RC]!;
+  }
+
+  it('hands the hook its resolved settings and the objects of its own kinds only, and merges what it finds', () => {
+    const seen: StatusHookInput[] = [];
+    const s = deriveWith(withHook({ findings: (input) => (seen.push(input), { findings: [{ state: 'Progressing', reason: 'WidgetPending', message: 'Widget a/w1: state Pending' }], ready: [] }) }));
+    expect(s).toEqual({ state: 'Progressing', reason: 'WidgetPending', message: 'Widget a/w1: state Pending' });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.config).toEqual(loadExample().resolved(PROD1).settings.extensions[RC]!.config);
+    expect([...seen[0]!.skrObjects.keys()]).toEqual(['Widget']);
+    expect(seen[0]!.skrObjects.get('Widget')).toEqual([widget]);
+  });
+
+  it('a hook finding wins over the Kyma module within one state, and the worst state wins across sources', () => {
+    const failedWidget = { findings: () => ({ findings: [{ state: 'Failed' as const, reason: 'WidgetFailed', message: 'Widget a/w1: Failed' }], ready: [] }) };
+    expect(deriveWith(withHook(failedWidget), (o) => void (moduleStatus(o, 'registry-cache').state = 'Error')).reason).toBe('WidgetFailed');
+    const pendingWidget = { findings: () => ({ findings: [{ state: 'Progressing' as const, reason: 'WidgetPending', message: 'p' }], ready: [] }) };
+    expect(deriveWith(withHook(pendingWidget), (o) => void (moduleStatus(o, 'registry-cache').state = 'Error')).reason).toBe('ModuleError');
+  });
+
+  it('the hook\'s ready phrases join the Ready message; an SKR not read is Unknown without asking the hook', () => {
+    const ready = deriveWith(withHook({ findings: () => ({ findings: [], ready: ['1 Widget Ready'] }) }));
+    expect(ready.state).toBe('Ready');
+    expect(ready.message).toContain('lastOperation Reconcile Succeeded; 1 Widget Ready; Kyma kyma-system/default: module registry-cache Ready');
+    let asked = false;
+    const unread = deriveWith(withHook({ findings: () => ((asked = true), { findings: [], ready: [] }) }), (o) => {
+      o.read.delete('skr');
+      o.failures.push({ cluster: 'skr', reason: 'Forbidden', message: 'list widgets: 403' });
+    });
+    expect(unread).toEqual({ state: 'Unknown', reason: 'Forbidden', message: 'runtime cluster (SKR) not read: list widgets: 403' });
+    expect(asked).toBe(false);
+  });
+
+  it('without a hook the extension\'s SKR objects are not judged; the Runtime CR matters only for entries KIM writes', () => {
+    expect(deriveWith(withHook(undefined), (o) => void (rcc(o, 'docker.io').status.state = 'Failed'))).toMatchObject({ state: 'Ready', reason: 'Reconciled' });
+    const runtimeFailed = (o: Mutable): void => void (o.runtimeCR.status.state = 'Failed');
+    expect(deriveWith(withHook(undefined), runtimeFailed).reason).toBe('RuntimeFailed');
+    expect(deriveWith(withHook(undefined, { shootEntryWrittenBy: undefined }), runtimeFailed)).toMatchObject({ state: 'Ready', reason: 'Reconciled' });
+  });
+
+  it('a Runtime condition False fails the extension only when its hook claims that condition', () => {
+    const condition = (o: Mutable): void => {
+      o.runtimeCR.status.state = 'Pending';
+      o.runtimeCR.status.conditions.push({ type: 'WidgetsConfigured', status: 'False', reason: 'Broken', message: 'widgets broken' });
+    };
+    expect(deriveWith(withHook({}), condition).reason).toBe('RuntimePending');
+    expect(deriveWith(withHook({ runtimeConditions: /widget/i }), condition)).toMatchObject({ state: 'Failed', reason: 'RuntimeConditionFalse' });
+  });
+
+  it('the vocabulary holds the reasons the hooks declare', () => {
+    expect(REASONS.Failed).toContain('RegistryCacheConfigFailed');
+    expect(REASONS.Progressing).toContain('RegistryCacheConfigPending');
+    expect(statusReasons(withHook({})).Progressing).toContain('WidgetPending');
+    expect(statusReasons(withHook({})).Progressing).not.toContain('RegistryCacheConfigPending');
   });
 });
