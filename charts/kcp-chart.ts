@@ -1,5 +1,6 @@
 // What is applied to the Kyma Control Plane: a fragment of the KIM Runtime CR, named by the
-// lowercase runtime ID, holding only the fields extensions own (spec.imageRegistryCache). It is
+// lowercase runtime ID, holding only the spec fields extensions own (ExtensionRendering.runtimeSpec;
+// written only when some extension contributes one, src/render/render-runtime.ts). It is
 // applied server-side next to KEB's full Runtime CR and must never be pruned: deleting a Runtime
 // CR deprovisions the cluster.
 

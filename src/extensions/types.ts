@@ -91,7 +91,10 @@ export interface ExtensionRendering {
    * skr-config chart: applied after skr/ (the Kyma CR whose modules install their CRDs).
    */
   readonly skrConfig?: (scope: Construct) => void;
-  /** Fields of the KIM Runtime CR's spec this extension owns (e.g. imageRegistryCache). */
+  /**
+   * Fields of the KIM Runtime CR's spec this extension owns (e.g. imageRegistryCache); undefined
+   * where KIM writes them itself. The kcp/ fragment is written only when some extension gives one.
+   */
   readonly runtimeSpec?: Readonly<Record<string, unknown>>;
   /** The Shoot spec.extensions entry (type is added by the renderer); undefined writes none. */
   readonly shootExtension?: { readonly providerConfig?: Record<string, unknown>; readonly disabled?: boolean };
@@ -126,7 +129,11 @@ export interface ExtensionPlugin<State = unknown> {
    * (Flux health checks) before the config objects are applied. Core kinds (ConfigMap) need none.
    */
   readonly skrConfigCrds?: Readonly<Record<string, string>>;
-  /** Extra fleet-wide options this extension adds under `Fleet.spec` (property name -> schema). */
+  /**
+   * Extra fleet-wide options this extension adds under `Fleet.spec` (property name -> schema); a
+   * name `<group>.<property>` adds a property to an option group of the core (`kim.<property>`,
+   * src/fleet/fleet-options.ts). prepare() reads them into the state; the render cache key hashes them.
+   */
   readonly fleetOptions?: Readonly<Record<string, JsonSchema>>;
   /**
    * Hints for fields users often write but the format does not have, by dotted path relative to

@@ -95,8 +95,6 @@ export interface Policy {
 export interface FleetOptions {
   /** @default 'kcp-system' */
   readonly kcpNamespace: string;
-  /** KIM syncs RegistryCacheConfigs itself; no Runtime fragments are written. @default false */
-  readonly kimRegistryCacheSync: boolean;
   /** Module name per extension, or false when the extension adds no module. */
   readonly extensionModules: Readonly<Record<string, string | false>>;
   readonly policies: readonly Policy[];

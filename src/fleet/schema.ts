@@ -5,6 +5,7 @@
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin, JsonSchema } from '../extensions/types';
 import { GITOPS_OPTIONS_SCHEMA } from '../render/gitops-schema';
+import { fleetOptionSchemas } from './fleet-options';
 
 export const API_VERSION = 'kyma-fleet.dev/v1alpha1';
 export const KINDS = ['Fleet', 'RuntimeGroup', 'KymaRuntime'] as const;
@@ -177,8 +178,7 @@ export function runtimeGroupSchema(extensions: readonly ExtensionPlugin<any>[] =
 }
 
 export function fleetSchema(extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS): JsonSchema {
-  const options: Record<string, JsonSchema> = {};
-  for (const e of extensions) Object.assign(options, e.fleetOptions ?? {});
+  const options = fleetOptionSchemas(extensions);
   const extModules: Record<string, JsonSchema> = {};
   for (const e of extensions) {
     extModules[e.name] = {
@@ -203,18 +203,7 @@ export function fleetSchema(extensions: readonly ExtensionPlugin<any>[] = EXTENS
         description:
           'API servers of the runtimes that `kyma-fleet status` may contact with a `kubeconfig-<runtimeID>` Secret read from the KCP, as host patterns: `api.example.com` (that host), `*.kyma.ondemand.com` (any host below that domain), port 443 unless `:PORT` or `:*` (any port) follows (e.g. `*.example.com:6443`, `127.0.0.1:*`, `[::1]:*`). A Secret whose server no pattern allows is refused for its runtime (Unknown, RefusedCredentials) and nothing is sent there; without this option no runtime cluster is read.',
       },
-      kim: {
-        type: 'object',
-        additionalProperties: false,
-        description: 'How the Kyma Infrastructure Manager (KIM) of the landscape behaves.',
-        properties: {
-          registryCacheSync: {
-            type: 'boolean',
-            description:
-              'true where KIM runs its RegistryCacheConfig controller (--registry-cache-config-controller-enabled): it then owns Runtime.spec.imageRegistryCache and no Runtime fragments are written. @default false',
-          },
-        },
-      },
+      kim: options.groups.kim,
       extensionModules: {
         type: 'object',
         additionalProperties: false,
@@ -256,7 +245,7 @@ export function fleetSchema(extensions: readonly ExtensionPlugin<any>[] = EXTENS
           },
         },
       },
-      ...options,
+      ...options.plain,
       defaults: {
         type: 'object',
         additionalProperties: false,

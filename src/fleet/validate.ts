@@ -306,7 +306,6 @@ function readFleetOptions(spec: Rec, extensions: readonly ExtensionPlugin<any>[]
   if (!isDNS1123Label(kcpNamespace)) {
     reporter.report(['kcpNamespace'], 'E_NAMESPACE', `must be a DNS-1123 label (got ${quote(kcpNamespace)})`);
   }
-  const kim = (spec.kim as Rec | undefined) ?? {};
   const written = (spec.extensionModules as Rec | undefined) ?? {};
   const extensionModules: Record<string, string | false> = {};
   for (const e of extensions) {
@@ -344,7 +343,7 @@ function readFleetOptions(spec: Rec, extensions: readonly ExtensionPlugin<any>[]
     const parsed = parseSkrServerPattern(p);
     if (typeof parsed === 'string') reporter.report(['skrApiServers', index], 'E_SKR_API_SERVER', `${parsed} (got ${quote(p)})`);
   });
-  return { kcpNamespace, kimRegistryCacheSync: kim.registryCacheSync === true, extensionModules, policies, gitops, maxRemovalShare, skrApiServers, spec };
+  return { kcpNamespace, extensionModules, policies, gitops, maxRemovalShare, skrApiServers, spec };
 }
 
 function readGroup(doc: LoadedDocument, data: Rec, sink: Diagnostic[]): GroupDeclaration | undefined {

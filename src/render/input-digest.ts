@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
+import { fleetOptionValue } from '../fleet/fleet-options';
 import type { FleetModel } from '../fleet/model';
 import type { ResolvedRuntime } from '../fleet/resolve';
 import { codeKey } from '../lib/code-key';
@@ -17,8 +18,8 @@ import { codeKey } from '../lib/code-key';
  */
 export function fleetInputDigest(model: FleetModel, extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS): string {
   const h = createHash('sha256').update(codeKey());
-  const { kcpNamespace, kimRegistryCacheSync, extensionModules } = model.options;
-  h.update(JSON.stringify({ kcpNamespace, kimRegistryCacheSync, extensionModules }));
+  const { kcpNamespace, extensionModules } = model.options;
+  h.update(JSON.stringify({ kcpNamespace, extensionModules }));
   h.update(JSON.stringify(extensionFleetOptions(model.options.spec, extensions)));
   for (const [rel, file] of [...model.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     h.update(rel).update('\0').update(file.bytes).update('\0');
@@ -40,5 +41,5 @@ export function runtimeInputDigest(fleetDigest: string, r: ResolvedRuntime): str
  * its render sees.
  */
 function extensionFleetOptions(fleetSpec: Readonly<Record<string, unknown>>, extensions: readonly ExtensionPlugin<any>[]): Array<[string, Array<[string, unknown]>]> {
-  return extensions.map((e) => [e.name, Object.keys(e.fleetOptions ?? {}).map((name) => [name, fleetSpec[name] ?? null])]);
+  return extensions.map((e) => [e.name, Object.keys(e.fleetOptions ?? {}).map((name) => [name, fleetOptionValue(fleetSpec, name) ?? null])]);
 }

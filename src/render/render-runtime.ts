@@ -66,9 +66,11 @@ export function renderRuntime(model: FleetModel, resolved: ResolvedRuntime, exte
   const all = renderings.map((r) => r.rendering);
   const skr = new SkrChart(app(), 'skr', { channel: resolved.settings.channel ?? '', modules });
   const skrConfig = all.some((r) => r.skrConfig) ? new SkrConfigChart(app(), 'skr-config', { extensions: all }) : undefined;
-  const kcp = model.options.kimRegistryCacheSync
-    ? undefined
-    : new KcpChart(app(), 'kcp', { runtimeID: rt.runtimeID, namespace: model.options.kcpNamespace, extensions: all });
+  // The KIM Runtime fragment only when some extension owns a field of it (an extension leaves it
+  // out where KIM itself writes that field).
+  const kcp = all.some((r) => r.runtimeSpec !== undefined)
+    ? new KcpChart(app(), 'kcp', { runtimeID: rt.runtimeID, namespace: model.options.kcpNamespace, extensions: all })
+    : undefined;
   const garden =
     shootExtensions.length === 0
       ? undefined

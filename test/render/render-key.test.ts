@@ -4,6 +4,8 @@
 // the key changed too. A test-only plug-in shows that an extension's fleet-wide option (a value
 // under Fleet.spec that is not a file) is covered generically, whatever the extension.
 
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { ApiObject } from 'cdk8s';
 import { describe, expect, it } from 'vitest';
 import { EXTENSIONS } from '../../src/extensions';
@@ -11,7 +13,9 @@ import type { ExtensionPlugin } from '../../src/extensions/types';
 import { checkFleet } from '../../src/fleet/check';
 import { fleetInputDigest, runtimeInputDigest } from '../../src/render/input-digest';
 import { renderRuntime } from '../../src/render/render-runtime';
+import { synth } from '../../src/synth';
 import { FleetFixture, NOW } from '../helpers/fleet-fixture';
+import { treeHash } from '../write/dist-fixture';
 
 /** A plug-in whose fleet option `stampText` ends up in a ConfigMap of every runtime's skr-config/. */
 const stampExtension: ExtensionPlugin<{ readonly text: string }> = {
@@ -80,5 +84,37 @@ describe('the render cache key', () => {
     const { before, after } = beforeAndAfter((fx) => fx.replace('fleet.yaml', '  kcpNamespace: kcp-system\n', '  kcpNamespace: kcp-system\n  # a comment\n'), WITH_STAMP);
     expect(after.files).toEqual(before.files);
     expect(after.key).toEqual(before.key);
+  });
+});
+
+describe('the render cache key of an option in a core option group (kim.registryCacheSync)', () => {
+  it('changes with the option, since the option changes the files', () => {
+    const { before, after } = beforeAndAfter((fx) => fx.replace('fleet.yaml', 'registryCacheSync: false', 'registryCacheSync: true'));
+    expect(after.files).not.toEqual(before.files);
+    expect(after.key).not.toEqual(before.key);
+  });
+
+  it('makes an incremental synth after toggling the option write what a cold synth writes', () => {
+    const fx = FleetFixture.example();
+    try {
+      const run = (outDir: string, cacheDir?: string) => {
+        const result = synth({ fleetDir: fx.fleetDir, outDir, cwd: fx.dir, now: new Date(NOW), cacheDir, env: { KYMA_FLEET_WORKERS: '1' } });
+        expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      };
+      const incremental = path.join(fx.dir, 'dist');
+      const cache = path.join(fx.dir, 'cache');
+      run(incremental, cache);
+      for (const [from, to] of [['registryCacheSync: false', 'registryCacheSync: true'], ['registryCacheSync: true', 'registryCacheSync: false']] as const) {
+        const kcpBefore = fs.existsSync(path.join(incremental, 'runtimes', RUNTIME, 'kcp'));
+        fx.replace('fleet.yaml', from, to);
+        run(incremental, cache);
+        const cold = path.join(fx.dir, `cold-${to.endsWith('true')}`);
+        run(cold);
+        expect(fs.existsSync(path.join(incremental, 'runtimes', RUNTIME, 'kcp'))).toBe(!kcpBefore);
+        expect(treeHash(incremental)).toEqual(treeHash(cold));
+      }
+    } finally {
+      fx.cleanup();
+    }
   });
 });

@@ -1,15 +1,17 @@
 // The registry-cache extension plug-in: wires this folder's schema, rules and defaults into the
-// contract of ../types.ts. Caches merge across layers by upstream.
+// contract of ../types.ts. Caches merge across layers by upstream. Its fleet option
+// kim.registryCacheSync (./options.ts) says whether KIM writes the Runtime CR's caches itself.
 
 import type { ExtensionPlugin } from '../types';
 import { registryCacheDefaults } from './defaults';
+import { KIM_SYNC_OPTION, kimSyncOptionSchema, prepareRegistryCacheState, type RegistryCacheState } from './options';
 import { renderRegistryCache } from './render';
 import { validateRegistryCacheTransition } from './transition';
 import { validateLayer, validateResolved } from './rules';
 import { registryCacheSchema } from './schema';
 import { registryCacheStatus } from './status';
 
-export const registryCacheExtension: ExtensionPlugin = {
+export const registryCacheExtension: ExtensionPlugin<RegistryCacheState> = {
   name: 'registry-cache',
   description:
     'Pull-through caches for container registries (Gardener registry-cache extension, Kyma registry-cache module)',
@@ -18,8 +20,10 @@ export const registryCacheExtension: ExtensionPlugin = {
   shootEntryWrittenBy: 'kim',
   defaultModuleName: 'registry-cache',
   schema: registryCacheSchema,
+  fleetOptions: { [KIM_SYNC_OPTION]: kimSyncOptionSchema },
   keyedLists: [{ path: ['caches'], key: 'upstream' }],
   skrConfigCrds: { RegistryCacheConfig: 'registrycacheconfigs.core.kyma-project.io' },
+  prepare: prepareRegistryCacheState,
   validateLayer,
   validateResolved,
   transitionKinds: ['RegistryCacheConfig'],

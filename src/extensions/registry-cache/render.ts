@@ -2,12 +2,15 @@
 // SKR RegistryCacheConfig CRs (what the Kyma module reads), the KIM Runtime CR's
 // spec.imageRegistryCache (what KIM turns into the Shoot extension), and the Shoot's
 // registry-cache extension with its RegistryConfig providerConfig, mapped field by field as KIM
-// maps it (registry_config.go), plus the spec.resources entries for credential Secrets.
+// maps it (registry_config.go), plus the spec.resources entries for credential Secrets. Where KIM
+// syncs RegistryCacheConfigs itself (Fleet.spec.kim.registryCacheSync, ./options.ts), KIM owns
+// spec.imageRegistryCache: no Runtime CR field is contributed (and so no kcp/ fragment written).
 
 import type { Construct } from 'constructs';
 import { RegistryCacheConfig, RegistryCacheConfigSpecVolumeSize } from '../../../imports/core.kyma-project.io';
 import { OWNED_LABELS } from '../../lib/manifest';
 import { cacheObjectName, cacheUid } from './naming';
+import type { RegistryCacheState } from './options';
 import type { ExtensionRendering, RenderInput, ShootResource } from '../types';
 
 interface Cache {
@@ -31,12 +34,13 @@ function cacheSpec(c: Cache): Record<string, unknown> {
   };
 }
 
-export function renderRegistryCache(input: RenderInput<unknown>): ExtensionRendering {
+export function renderRegistryCache(input: RenderInput<RegistryCacheState | undefined>): ExtensionRendering {
+  const kimSyncsCaches = input.env.state?.kimSyncsCaches === true;
   if (input.state !== 'enabled') {
     // KIM removes the extension from the Shoot when the Runtime has no caches; an explicit
     // `disabled: true` keeps the intent visible in the Shoot patch.
     return {
-      runtimeSpec: { imageRegistryCache: [] },
+      ...(kimSyncsCaches ? {} : { runtimeSpec: { imageRegistryCache: [] } }),
       ...(input.state === 'disabled' ? { shootExtension: { disabled: true } } : {}),
     };
   }
@@ -64,14 +68,18 @@ export function renderRegistryCache(input: RenderInput<unknown>): ExtensionRende
         });
       }
     },
-    runtimeSpec: {
-      imageRegistryCache: caches.map((c) => ({
-        name: cacheObjectName(c.upstream),
-        namespace,
-        uid: cacheUid(input.runtime.runtimeID, c.upstream),
-        config: cacheSpec(c),
-      })),
-    },
+    ...(kimSyncsCaches
+      ? {}
+      : {
+          runtimeSpec: {
+            imageRegistryCache: caches.map((c) => ({
+              name: cacheObjectName(c.upstream),
+              namespace,
+              uid: cacheUid(input.runtime.runtimeID, c.upstream),
+              config: cacheSpec(c),
+            })),
+          },
+        }),
     shootExtension: {
       providerConfig: {
         apiVersion: 'registry.extensions.gardener.cloud/v1alpha3',

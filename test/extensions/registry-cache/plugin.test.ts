@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { registryCacheExtension } from '../../../src/extensions/registry-cache';
 import { registryCacheDefaults } from '../../../src/extensions/registry-cache/defaults';
+import { kimSyncOptionSchema, prepareRegistryCacheState } from '../../../src/extensions/registry-cache/options';
 import { validateLayer, validateResolved } from '../../../src/extensions/registry-cache/rules';
 import { registryCacheSchema } from '../../../src/extensions/registry-cache/schema';
 import type { RuleEnvironment } from '../../../src/extensions/types';
@@ -20,7 +21,8 @@ describe('registryCacheExtension', () => {
       defaults: registryCacheDefaults,
     });
     expect(registryCacheExtension.description).toMatch(/\S/);
-    expect(registryCacheExtension.prepare).toBeUndefined();
+    expect(registryCacheExtension.prepare).toBe(prepareRegistryCacheState);
+    expect(registryCacheExtension.fleetOptions).toEqual({ 'kim.registryCacheSync': kimSyncOptionSchema });
     expect(registryCacheExtension.filesToLoad).toBeUndefined();
   });
 
