@@ -1,5 +1,5 @@
 // What is applied to the Kyma runtime (SKR) once skr/ is in and the modules it enables have
-// installed their CRDs: each enabled extension's config objects (RegistryCacheConfigs, Falco rule
+// installed their CRDs: each enabled extension's config objects (its config CRs, rule
 // ConfigMaps). A separate folder because Flux and Argo CD dry-run every object of a folder before
 // applying any: a config CR beside the Kyma CR that installs its CRD would fail that dry-run and
 // hold back the Kyma CR itself (fleet-operations.md §2).

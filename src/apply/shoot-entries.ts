@@ -24,7 +24,7 @@ export interface ShootResourceEntry {
 
 /** The fleet's share of one Shoot: the entries of the types it owns, and the resources they reference. */
 export interface OwnedShootEntries {
-  /** Sorted by type; only types the fleet writes (never registry-cache: KIM writes it). */
+  /** Sorted by type; only types the fleet writes (never those KIM writes: ExtensionPlugin.shootEntryWrittenBy). */
   readonly extensions: readonly ShootExtensionEntry[];
   /** Sorted by name. */
   readonly resources: readonly ShootResourceEntry[];

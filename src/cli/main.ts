@@ -3,6 +3,7 @@
 // 70 internal). Commands live in ./commands, one per file.
 
 import { Command, CommanderError } from 'commander';
+import { EXTENSIONS } from '../extensions';
 import { ExitCode } from '../lib/diagnostics';
 import { packageVersion } from '../lib/version';
 import { applyCommand } from './commands/apply';
@@ -19,7 +20,7 @@ import { processStreams, type Streams } from './report';
 
 export function buildProgram(streams: Streams, setExit: (code: number) => void): Command {
   const program = new Command('kyma-fleet')
-    .description('GitOps renderer for Gardener extensions (Registry Cache, Falco) on Kyma runtimes')
+    .description(`GitOps renderer for Gardener extensions (${EXTENSIONS.map((e) => e.name).join(', ')}) on Kyma runtimes`)
     .version(packageVersion())
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()

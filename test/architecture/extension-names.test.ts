@@ -26,10 +26,6 @@ const REGISTRY = 'src/extensions/index.ts';
  */
 const KNOWN_OFFENDERS: Readonly<Record<string, readonly string[]>> = {
   'charts/shoot-fragment-schema.ts': ['registry-cache', 'falco'],
-  'charts/skr-config-chart.ts': ['registry-cache', 'falco'],
-  'src/apply/shoot-entries.ts': ['registry-cache'],
-  'src/cli/commands/apply.ts': ['falco'],
-  'src/cli/main.ts': ['falco'],
   'src/extensions/falco/names.ts': ['registry-cache'],
   'src/extensions/types.ts': ['registry-cache', 'falco'],
   'src/fleet/load.ts': ['falco'],

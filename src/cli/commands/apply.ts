@@ -1,5 +1,5 @@
 // `kyma-fleet apply garden [RUNTIME...]`: writes the Shoot extension entries that KIM does not
-// manage (shoot-falco-service, later extensions) into the runtimes' Shoots, by read-modify-write
+// manage (every type whose plug-in does not say KIM writes it) into the runtimes' Shoots, by read-modify-write
 // with optimistic concurrency (../../apply/). Applies what dist/ holds: a runtime whose garden/
 // fragment in dist/ differs from the fleet's render is refused (run synth, review, merge first).
 // Exit 0 when every Shoot has its entries (written or already there); 1 for an invalid fleet or a
@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import type { GardenResult, GardenRun } from '../../apply/apply-garden';
 import { mergeGardenReport, readGardenReport, type RuntimeApplyRecord, writeGardenReport } from '../../apply/garden-report';
-import { gardenTarget, type PlannedRuntime } from '../../apply/garden-targets';
+import { fleetWrittenTypes, gardenTarget, type PlannedRuntime } from '../../apply/garden-targets';
 import type { ShootPlan } from '../../apply/shoot-entries';
 import { checkFleet } from '../../fleet/check';
 import { ExitCode } from '../../lib/diagnostics';
@@ -46,7 +46,7 @@ const DEFAULT_TIMEOUT_SECONDS = 10;
 
 export function applyCommand(streams: Streams, setExit: (code: number) => void): Command {
   const garden = new Command('garden')
-    .description("write the fleet's Shoot extension entries that KIM does not manage (shoot-falco-service) into the runtimes' Shoots")
+    .description(`write the fleet's Shoot extension entries that KIM does not manage (${[...fleetWrittenTypes()].sort().join(', ')}) into the runtimes' Shoots`)
     .argument('[runtime...]', 'runtimes to apply (default: every runtime of the fleet)')
     .addOption(fleetOption())
     .addOption(outOption())
