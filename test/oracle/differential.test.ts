@@ -41,7 +41,7 @@ type Rec = Record<string, unknown>;
  * kyma-fleet's rules that are stricter than upstream on purpose: code (and, where one code covers
  * several checks, the message) → why. docs/testing.md lists the same table.
  */
-export const STRICTER: readonly { code: string; message?: RegExp; value?: (v: unknown) => boolean; rule: string; reason: string }[] = [
+const STRICTER: readonly { code: string; message?: RegExp; value?: (v: unknown) => boolean; rule: string; reason: string }[] = [
   {
     code: 'E_SECRET_NAME',
     message: /must not contain "reg-cache-"/,
@@ -265,7 +265,7 @@ async function probeAlone(oracle: Oracle, d: Diagnostic, setting: Setting): Prom
 }
 
 /** Checks on a cache entry with `enabled: false`: upstream never sees that entry. */
-export const DISABLED_ENTRY_RULE = {
+const DISABLED_ENTRY_RULE = {
   rule: 'a cache with enabled: false is checked too',
   reason: 'layer rules check every value a file sets, before layering: a cache a file disables must still be well-formed, and an upstream appears once per list even where one of the two entries is disabled; the disabled entry never reaches the providerConfig',
 };
