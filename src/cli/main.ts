@@ -15,6 +15,7 @@ import { newCommand } from './commands/new';
 import { statusCommand } from './commands/status';
 import { synthCommand } from './commands/synth';
 import { validateCommand } from './commands/validate';
+import { versionCommand } from './commands/version';
 import { UsageError } from './options';
 import { processStreams, type Streams } from './report';
 
@@ -34,6 +35,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
   program.addCommand(applyCommand(streams, setExit));
   program.addCommand(initCommand(streams, setExit));
   program.addCommand(newCommand(streams, setExit));
+  program.addCommand(versionCommand(streams, setExit));
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: streams.out, writeErr: streams.err });
   return program;
 }

@@ -3,6 +3,7 @@
 
 import type { Construct } from 'constructs';
 import type { DocPath, Severity } from '../lib/diagnostics';
+import type { UpstreamPin } from '../lib/supported-versions';
 import type { StatusHook } from './status-hook';
 
 /** A JSON Schema (draft-07 subset that ajv compiles in strict mode). */
@@ -195,4 +196,6 @@ export interface ExtensionPlugin<State = unknown> {
    * (./status-hook.ts). Absent: its status comes from the Shoot, module and Runtime CR alone.
    */
   readonly status?: StatusHook;
+  /** Upstream code pinned in the tests to judge this extension's output (`kyma-fleet version`). */
+  readonly testedAgainst?: readonly UpstreamPin[];
 }

@@ -10,6 +10,7 @@ import { validateRegistryCacheTransition } from './transition';
 import { validateLayer, validateResolved } from './rules';
 import { registryCacheSchema } from './schema';
 import { registryCacheStatus } from './status';
+import { registryCacheTestedAgainst } from './tested-against';
 
 export const registryCacheExtension: ExtensionPlugin<RegistryCacheState> = {
   name: 'registry-cache',
@@ -31,4 +32,5 @@ export const registryCacheExtension: ExtensionPlugin<RegistryCacheState> = {
   defaults: registryCacheDefaults,
   render: renderRegistryCache,
   status: registryCacheStatus,
+  testedAgainst: registryCacheTestedAgainst,
 };
