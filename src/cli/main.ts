@@ -16,6 +16,7 @@ import { statusCommand } from './commands/status';
 import { synthCommand } from './commands/synth';
 import { validateCommand } from './commands/validate';
 import { versionCommand } from './commands/version';
+import { topLevelHelpText } from './help-text';
 import { UsageError } from './options';
 import { processStreams, type Streams } from './report';
 
@@ -24,6 +25,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void):
     .description(`GitOps renderer for Gardener extensions (${EXTENSIONS.map((e) => e.name).join(', ')}) on Kyma runtimes`)
     .version(packageVersion())
     .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', () => topLevelHelpText())
     .exitOverride()
     .configureOutput({ writeOut: streams.out, writeErr: streams.err });
   program.addCommand(validateCommand(streams, setExit));

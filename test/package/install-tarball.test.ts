@@ -35,6 +35,10 @@ describe('the packed tarball, installed into an empty folder (slow)', () => {
 
     // --no: never fetch kyma-fleet from a registry; only the installed one may answer.
     expect(run('npx', ['--no', '--', 'kyma-fleet', '--version'], app).trim()).toBe(VERSION);
+    // The help's documentation link points into the installed package (its README).
+    const docs = /^Documentation: (\S+)$/m.exec(run('npx', ['--no', '--', 'kyma-fleet', '--help'], app))?.[1];
+    expect(docs).toBe(path.join(fs.realpathSync(installed), 'README.md'));
+    expect(fs.existsSync(docs!)).toBe(true);
 
     const initOut = run('npx', ['--no', '--', 'kyma-fleet', 'init', 'my-fleet'], app);
     expect(initOut).toContain('my-fleet: created fleet "my-fleet"');

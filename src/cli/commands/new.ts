@@ -68,6 +68,7 @@ export function newCommand(streams: Streams, setExit: (code: number) => void): C
   const cmd = new Command('new')
     .description('add a declaration to the fleet: kyma-fleet new runtime NAME --runtime-id UUID ...')
     .argument('[kind]', 'what to add: runtime')
+    .usage('<kind> [options] <name>')
     .allowExcessArguments()
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
