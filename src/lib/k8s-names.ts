@@ -86,3 +86,10 @@ export function isDNS1123Subdomain(value: string): boolean {
 export function isDNS1123Label(value: string): boolean {
   return dns1123LabelErrors(value).length === 0;
 }
+
+/**
+ * KIM names the Garden copies it makes of cache credential Secrets `reg-cache-<uuid>` and drops and
+ * rebuilds every Shoot spec.resources entry whose name contains this, so no other Secret the fleet
+ * references through spec.resources may contain it (kyma-gardener-apis.md §8).
+ */
+export const KIM_RESERVED_NAME_PART = 'reg-cache-';

@@ -198,7 +198,7 @@ export function githubWorkflowYaml(): string {
 # GitHub Actions each error is also an ::error annotation, shown inline on the diff), check that dist/
 # was regenerated, comment on the pull request with what the change does to the rendered manifests,
 # and show what \`kyma-fleet apply garden\` would write into the Shoots. After a merge to main: write
-# the Shoot entries KIM does not manage (Falco, Lakom) with \`kyma-fleet apply garden\`, and commit its report.
+# the Shoot entries KIM does not manage with \`kyma-fleet apply garden\`, and commit its report.
 # Needs a committed package-lock.json (npm ci), a committed dist/ (npx kyma-fleet synth) and, for the
 # garden steps, the secret GARDEN_KUBECONFIG: a Garden kubeconfig (context "garden") of a service
 # account with get and patch on shoots in the fleet's garden-<project> namespaces (docs/applying.md).

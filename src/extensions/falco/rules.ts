@@ -11,6 +11,7 @@
 // Rules tolerate values of the wrong shape (the schema reports those) and skip them.
 
 import { quote } from '../../lib/diagnostics';
+import { KIM_RESERVED_NAME_PART } from '../../lib/k8s-names';
 import { parseFleetYaml, type ParsedYaml } from '../../fleet/parse-yaml';
 import type { AuxFile, RuleEnvironment, RuleReporter } from '../types';
 import { bare, dns1123SubdomainProblem, rulesConfigMapName } from './names';
@@ -196,9 +197,6 @@ function checkDestinationDuplicates(destinations: readonly DestinationItem[], re
     seen.add(d.name);
   }
 }
-
-/** KIM drops and rebuilds every Shoot resource whose name contains this (kyma-gardener-apis.md §8). */
-const KIM_RESERVED_NAME_PART = 'reg-cache-';
 
 function checkDestinationSecretNames(destinations: readonly DestinationItem[], reporter: RuleReporter): void {
   for (const d of destinations) {

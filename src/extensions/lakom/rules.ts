@@ -9,7 +9,7 @@
 // or over their cap are left to the schema, which reports them.
 
 import { quote } from '../../lib/diagnostics';
-import { dns1123SubdomainErrors } from '../../lib/k8s-names';
+import { dns1123SubdomainErrors, KIM_RESERVED_NAME_PART } from '../../lib/k8s-names';
 import type { RuleEnvironment, RuleReporter } from '../types';
 import type { LakomState } from './options';
 import { CLUSTER_SCOPE, LAKOM_SCOPES, MAX_SCOPE_LENGTH, MAX_SECRET_NAME_LENGTH } from './schema';
@@ -19,9 +19,6 @@ export const Code = {
   ClusterScope: 'E_LAKOM_CLUSTER_SCOPE',
   SecretName: 'E_LAKOM_SECRET_NAME',
 } as const;
-
-/** KIM drops and rebuilds every Shoot resource whose name contains this. */
-const KIM_RESERVED_NAME_PART = 'reg-cache-';
 
 type Settings = Record<string, unknown>;
 type Env = RuleEnvironment<LakomState>;

@@ -5,7 +5,7 @@
 
 import { quote, type DocPath } from '../../lib/diagnostics';
 import { parseGoDuration } from '../../lib/go-duration';
-import { dns1123LabelErrors, dns1123SubdomainErrors } from '../../lib/k8s-names';
+import { dns1123LabelErrors, dns1123SubdomainErrors, KIM_RESERVED_NAME_PART } from '../../lib/k8s-names';
 import { parseQuantity } from '../../lib/quantity';
 import { canonicalQuantity, goDurationString, goQuantityDecodeError } from '../../lib/apimachinery-text';
 import { goQuote, hostPortErrors, httpURLErrors, redactUserInfo } from '../../lib/url-rules';
@@ -31,9 +31,6 @@ export const Code = {
   Namespace: 'E_REGCACHE_NAMESPACE',
   NoCaches: 'E_REGCACHE_NO_CACHES',
 } as const;
-
-/** KIM drops and rebuilds every Shoot resource whose name contains this. */
-const KIM_RESERVED_NAME_PART = 'reg-cache-';
 
 type Settings = Record<string, unknown>;
 type Rule = (value: Settings, reporter: RuleReporter) => void;
