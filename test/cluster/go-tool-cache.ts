@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pidAlive } from './processes';
 
 export interface GoToolSpec {
   /** Name of the cache folder prefix, e.g. `kubernetes`. */
@@ -109,15 +110,6 @@ function isComplete(dir: string, spec: GoToolSpec): boolean {
       return false;
     }
   });
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
