@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFleet } from '../bench/generate-fleet';
 import { diffTrees, isEmptyDiff } from '../src/render/tree-diff';
-import { diffDist, synth } from '../src/synth';
+import { diffDist, synth } from '../src/run/synth';
 import { readCurrentDist } from './helpers/read-dist';
 import { treeHash } from './write/dist-fixture';
 

@@ -12,8 +12,8 @@ import { Document, parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFleet } from '../bench/generate-fleet';
 import { normalizeDiagnostics } from '../src/lib/diagnostics';
-import { runParts } from '../src/parallel/pool';
-import { synth, type SynthResult } from '../src/synth';
+import { runParts } from '../src/run/parallel/pool';
+import { synth, type SynthResult } from '../src/run/synth';
 import { treeHash } from './write/dist-fixture';
 
 const NOW = new Date('2026-11-21T00:00:00Z');

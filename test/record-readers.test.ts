@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFleet } from '../bench/generate-fleet';
-import { checkForExplain, synth, validateFleetDir, type Validation } from '../src/synth';
+import { checkForExplain, synth, validateFleetDir, type Validation } from '../src/run/synth';
 import { runBinary, testProcessEnv } from './helpers/fleet-fixture';
 
 const NOW = new Date('2026-11-21T00:00:00Z');

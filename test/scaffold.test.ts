@@ -10,8 +10,8 @@ import { parse as parseYaml } from 'yaml';
 import { renderFleetSchemas } from '../scripts/write-fleet-schemas';
 import { parseLabels, schemaRefFrom } from '../src/cli/commands/new';
 import { UsageError } from '../src/cli/options';
-import { parseFleetYaml } from '../src/fleet/parse-yaml';
-import { kymaRuntimeSchema } from '../src/fleet/schema';
+import { parseFleetYaml } from '../src/lib/yaml/parse-yaml';
+import { kymaRuntimeSchema } from '../src/validate/schema';
 import { isDNS1123Label } from '../src/lib/k8s-names';
 import { dnsLabelNameProblem, FALLBACK_FLEET_NAME, sanitizeDnsLabel, yamlString } from '../src/scaffold/names';
 import {

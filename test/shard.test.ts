@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { defaultShardOut, parseShardSpec, shardOf } from '../src/shard/assign';
+import { defaultShardOut, parseShardSpec, shardOf } from '../src/run/shard/assign';
 import { EXAMPLE_FLEET, FleetFixture, NOW, REPO, type RunResult, runBinary } from './helpers/fleet-fixture';
 
 /** sha256 over every file under dir (relative path and bytes), dotfiles included. */

@@ -12,7 +12,7 @@
 // messages, kubeconfigs with exec refused unless allowed).
 
 import type * as K8s from '@kubernetes/client-node';
-import type { GlobalFailure } from '../status/observed';
+import type { GlobalFailure } from '../observe/observed';
 import {
   forEachBounded,
   type Gvr,
@@ -24,8 +24,8 @@ import {
   ReadError,
   RunControl,
   RunStopped,
-} from '../status/kube-client';
-import { sanitizeMessage } from '../status/sanitize';
+} from '../observe/kube-client';
+import { sanitizeMessage } from '../observe/sanitize';
 import { type OwnedShootEntries, planShootEntries, type ShootPlan } from './shoot-entries';
 
 const SHOOT: Gvr = { group: 'core.gardener.cloud', version: 'v1beta1', plural: 'shoots', kind: 'Shoot' };

@@ -6,8 +6,8 @@
 
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
-import type { FleetModel } from '../fleet/model';
-import type { ResolvedRuntime } from '../fleet/resolve';
+import type { FleetModel } from '../validate/model';
+import type { ResolvedRuntime } from '../resolve/resolve';
 import { cmp } from '../lib/diagnostics';
 import { type Manifest, renderRuntime } from '../render/render-runtime';
 import type { GardenTarget } from './apply-garden';

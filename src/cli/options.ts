@@ -1,7 +1,7 @@
 // Options and argument parsing shared by several commands.
 
 import { Option } from 'commander';
-import { defaultCacheDir } from '../fleet/parse-cache';
+import { defaultCacheDir } from '../load/parse-cache';
 
 /** A usage mistake that commander cannot see (bad --now value, unknown runtime name): exit 2. */
 export class UsageError extends Error {}

@@ -133,7 +133,7 @@ export interface ExtensionPlugin<State = unknown> {
   /**
    * Extra fleet-wide options this extension adds under `Fleet.spec` (property name -> schema); a
    * name `<group>.<property>` adds a property to an option group of the core (`kim.<property>`,
-   * src/fleet/fleet-options.ts). prepare() reads them into the state; the render cache key hashes them.
+   * src/validate/fleet-options.ts). prepare() reads them into the state; the render cache key hashes them.
    */
   readonly fleetOptions?: Readonly<Record<string, JsonSchema>>;
   /**

@@ -4,9 +4,9 @@
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
 import { cmp } from '../lib/diagnostics';
-import type { FleetModel } from '../fleet/model';
-import type { ResolvedRuntime } from '../fleet/resolve';
-import { type GitopsRuntime, renderGitops, runtimeGitopsFiles } from './gitops';
+import type { FleetModel } from '../validate/model';
+import type { ResolvedRuntime } from '../resolve/resolve';
+import { type GitopsRuntime, renderGitops, runtimeGitopsFiles } from '../gitops/gitops';
 import { type Manifest, renderRuntime, type Target, TARGETS } from './render-runtime';
 import { kustomizationFile, manifestFile } from './serialize';
 

@@ -10,8 +10,8 @@ import { SkrConfigChart } from '../../charts/skr-config-chart';
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin, ExtensionRendering, ShootResource } from '../extensions/types';
 import { cmp } from '../lib/diagnostics';
-import type { FleetModel } from '../fleet/model';
-import type { ResolvedRuntime } from '../fleet/resolve';
+import type { FleetModel } from '../validate/model';
+import type { ResolvedRuntime } from '../resolve/resolve';
 
 /** The folders of a runtime in dist/, in the order they are applied (garden/ by `kyma-fleet apply garden`). */
 export type Target = 'skr' | 'skr-config' | 'kcp' | 'garden';

@@ -2,7 +2,7 @@
 // the same string under YAML 1.2 (the fleet loader) and 1.1 (older tools). Pure.
 
 import { parse } from 'yaml';
-import { WINDOWS_RESERVED } from '../fleet/validate';
+import { WINDOWS_RESERVED } from '../validate/validate';
 import { DNS1123_LABEL_MAX_LENGTH, dns1123LabelErrors } from '../lib/k8s-names';
 
 /** Used when nothing of the input survives sanitising (e.g. a folder named "日本" or "---"). */

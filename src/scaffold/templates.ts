@@ -2,7 +2,7 @@
 // clock, no randomness (IDs are passed in), so tests can pin every byte. The files they write must
 // validate and render at once; test/scaffold.test.ts checks that through the real CLI.
 
-import { API_VERSION, type FleetKind } from '../fleet/schema';
+import { API_VERSION, type FleetKind } from '../validate/schema';
 import { yamlString } from './names';
 
 /** Where the editor schemas live relative to the repository root (as `npm run schemas` writes them). */

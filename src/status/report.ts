@@ -5,11 +5,11 @@
 import type { GardenApplyReport } from '../apply/garden-report';
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
-import type { FleetModel } from '../fleet/model';
-import type { ResolvedRuntime } from '../fleet/resolve';
+import type { FleetModel } from '../validate/model';
+import type { ResolvedRuntime } from '../resolve/resolve';
 import { cmp } from '../lib/diagnostics';
 import { renderRuntime } from '../render/render-runtime';
-import type { ClusterRole, Observation, ObservedRuntime, RuntimeRef } from './observed';
+import type { ClusterRole, Observation, ObservedRuntime, RuntimeRef } from '../observe/observed';
 import { renderStatusPage } from './html-page';
 import { deriveStatus, isEnabledInFleet } from './states';
 import {

@@ -54,14 +54,14 @@ import type { ShootExtensionEntry } from '../apply/shoot-entries';
 import { EXTENSIONS } from '../extensions';
 import type { FindingState, StatusFinding } from '../extensions/status-hook';
 import type { ExtensionPlugin } from '../extensions/types';
-import type { ResolvedRuntime } from '../fleet/resolve';
+import type { ResolvedRuntime } from '../resolve/resolve';
 import { cmp, quote } from '../lib/diagnostics';
 import { parseGoDuration } from '../lib/go-duration';
 import { parseQuantity } from '../lib/quantity';
 import { conditionText, int, isRec, isStateField, type Rec, rec, str } from '../lib/status-fields';
 import type { Manifest } from '../render/render-runtime';
-import type { ClusterRole, FailureReason, KubeObject, ObservedRuntime } from './observed';
-import { sanitizeMessage } from './sanitize';
+import type { ClusterRole, FailureReason, KubeObject, ObservedRuntime } from '../observe/observed';
+import { sanitizeMessage } from '../observe/sanitize';
 
 export type StatusState = 'Ready' | 'Progressing' | 'Failed' | 'Drifted' | 'Disabled' | 'Unknown';
 

@@ -5,10 +5,10 @@
 // messages and transition times, so an unchanged fleet gives byte-identical files.
 
 import { parseDocument } from 'yaml';
-import { measureNestingDepth } from '../fleet/parse-yaml';
+import { measureNestingDepth } from '../lib/yaml/parse-yaml';
 import { cmp } from '../lib/diagnostics';
 import { toYaml } from '../render/serialize';
-import { markdownCell, sanitizeMessage } from './sanitize';
+import { markdownCell, sanitizeMessage } from '../observe/sanitize';
 import { isReadFailureReason, type RuntimeStatus, SEVERITY_ORDER, STATUS_STATES, type StatusState, summaryState } from './states';
 
 export const STATUS_API_VERSION = 'kyma-fleet.dev/v1alpha1';

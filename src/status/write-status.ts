@@ -6,7 +6,7 @@
 //   - `<name>.yaml` files of runtimes no longer in the fleet are removed only when they start with
 //     the header kyma-fleet writes; every other file in the folder is left alone;
 //   - the folder itself must not be a symlink (the status of a fleet is written into that fleet).
-// The fleet loader never reads the status folder (src/fleet/load.ts reads only fleet.yaml,
+// The fleet loader never reads the status folder (src/load/load.ts reads only fleet.yaml,
 // groups/, runtimes/ and rules/).
 
 import { randomBytes } from 'node:crypto';

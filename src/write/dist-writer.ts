@@ -36,18 +36,15 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
-import { type HashLookup, INDEX_FILE, indexLine, indexTextDigest, IndexTextBuilder, type IndexView, isCode, type KnownIndex, loadIndex, readIndexLookup, sha256, type DistIndex } from './index-file';
+import { type HashLookup, INDEX_FILE, indexLine, indexTextDigest, IndexTextBuilder, type IndexView, isCode, type KnownIndex, loadIndex, readIndexLookup, sha256, type DistIndex } from '../lib/dist-index';
 import { fsyncDir, fsyncFile } from './fsync';
 import { acquireLock } from './lock';
 import { lexists } from '../lib/fs-exists';
+import type { Problem } from './problem';
 
-export { INDEX_FILE, readDistIndex, readIndexBytes, type DistIndex } from './index-file';
+export { INDEX_FILE, readDistIndex, readIndexBytes, type DistIndex } from '../lib/dist-index';
 
-export interface Problem {
-  code: string;
-  message: string;
-  paths?: string[];
-}
+export type { Problem };
 
 export interface WriteRequest {
   /** Absolute path of dist/. Its parent folder is created when missing. */

@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { isCode } from './index-file';
-import type { Problem } from './dist-writer';
+import { isCode } from '../lib/dist-index';
+import type { Problem } from './problem';
 
 interface LockInfo {
   pid: number;

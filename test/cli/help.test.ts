@@ -10,7 +10,7 @@ import { BIN, REPO } from '../helpers/fleet-fixture';
 
 /** Environment reads in src/ that the help leaves out on purpose, and why. */
 const NOT_LISTED: Readonly<Record<string, string>> = {
-  KYMA_FLEET_FAIL_PART: 'test-only fault injection (src/parallel/part.ts)',
+  KYMA_FLEET_FAIL_PART: 'test-only fault injection (src/run/parallel/part.ts)',
   KYMA_FLEET_CRASH_AFTER_WRITES: 'test-only fault injection (src/write/dist-writer.ts)',
   KYMA_FLEET_DIR: 'read by the cdk8s app (src/main.ts, `npx cdk8s synth`), not the CLI',
   CDK8S_OUTDIR: 'set by the cdk8s CLI for the cdk8s app (src/main.ts), not the CLI',

@@ -8,8 +8,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFleet } from '../../bench/generate-fleet';
-import { fileStamp, loadFleet, STAMP_SETTLE_MS } from '../../src/fleet/load';
-import { synth } from '../../src/synth';
+import { fileStamp, loadFleet, STAMP_SETTLE_MS } from '../../src/load/load';
+import { synth } from '../../src/run/synth';
 import { treeHash } from '../write/dist-fixture';
 
 const NOW = new Date('2026-11-21T00:00:00Z');

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkFleet } from '../../src/fleet/check';
+import { checkFleet } from '../../src/run/check';
 import { FleetFixture, NOW } from '../helpers/fleet-fixture';
 
 describe('the parse cache', () => {

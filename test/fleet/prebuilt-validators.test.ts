@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { EXTENSIONS } from '../../src/extensions';
-import { compileValidators, FLEET_KINDS, prebuiltValidators } from '../../src/fleet/schema-check';
-import type { FleetKind } from '../../src/fleet/schema';
+import { compileValidators, FLEET_KINDS, prebuiltValidators } from '../../src/validate/schema-check';
+import type { FleetKind } from '../../src/validate/schema';
 
 const SEED = 0x76616c64; // "vald"
 const FLEET = path.join(__dirname, '..', '..', 'fleet');

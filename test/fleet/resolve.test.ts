@@ -1,13 +1,13 @@
-// Unit tests of the layering (src/fleet/resolve.ts): Fleet defaults, then matching groups by
+// Unit tests of the layering (src/resolve/resolve.ts): Fleet defaults, then matching groups by
 // priority, then the runtime; keyed lists by key, other lists and scalars replaced; provenance.
 // Fleets are written as YAML text and go through the real YAML gate and validator in memory, so
 // positions and the model are exactly what `kyma-fleet validate` would see.
 
 import { describe, expect, it } from 'vitest';
-import type { LoadedDocument, LoadedFleet } from '../../src/fleet/load';
-import type { FleetModel, Layer } from '../../src/fleet/model';
-import { parseFleetYaml } from '../../src/fleet/parse-yaml';
-import { PositionIndex } from '../../src/fleet/positions';
+import type { LoadedDocument, LoadedFleet } from '../../src/load/load';
+import type { FleetModel, Layer } from '../../src/validate/model';
+import { parseFleetYaml } from '../../src/lib/yaml/parse-yaml';
+import { PositionIndex } from '../../src/lib/yaml/positions';
 import {
   type Assignment,
   displayPath,
@@ -18,10 +18,10 @@ import {
   type ResolvedRuntime,
   type ResolveResult,
   toResolvedSegments,
-} from '../../src/fleet/resolve';
-import { validateFleet } from '../../src/fleet/validate';
+} from '../../src/resolve/resolve';
+import { validateFleet } from '../../src/validate/validate';
 import { EXTENSIONS } from '../../src/extensions';
-import type { FleetKind } from '../../src/fleet/schema';
+import type { FleetKind } from '../../src/validate/schema';
 
 const NOW = new Date('2026-11-22T00:00:00Z');
 const API = 'apiVersion: kyma-fleet.dev/v1alpha1';

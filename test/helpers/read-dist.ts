@@ -4,7 +4,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readDistIndex } from '../../src/write/index-file';
+import { readDistIndex } from '../../src/lib/dist-index';
 
 export interface CurrentDist {
   /** relPath -> content of every owned file that exists. */

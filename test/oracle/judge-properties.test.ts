@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { synth } from '../../src/synth';
+import { synth } from '../../src/run/synth';
 import { EXAMPLE_FLEET, NOW } from '../helpers/fleet-fixture';
 import { describeWithOracle } from './describe-with-oracle';
 import { judgeDist } from './judge';

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { checkFleet } from '../../src/fleet/check';
+import { checkFleet } from '../../src/run/check';
 import { renderRegistryCache } from '../../src/extensions/registry-cache/render';
 import type { Diagnostic } from '../../src/lib/diagnostics';
 import { NOW } from '../helpers/fleet-fixture';

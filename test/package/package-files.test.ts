@@ -42,7 +42,7 @@ describe('npm pack: the package file list', () => {
       'LICENSE',
       'bin/kyma-fleet.js',
       'lib/src/cli/main.js',
-      'lib/src/parallel/worker.js', // loaded by path as a worker thread
+      'lib/src/run/parallel/worker.js', // loaded by path as a worker thread
       'lib/generated/fleet-validators.js', // loaded by path (schema-check.ts)
       'lib/scripts/write-fleet-schemas.js', // init writes the editor schemas
       'lib/charts/skr-chart.js',

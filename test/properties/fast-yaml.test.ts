@@ -1,4 +1,4 @@
-// The fast path of the YAML gate (src/fleet/fast-yaml.ts) must be invisible: whenever it accepts a
+// The fast path of the YAML gate (src/lib/yaml/fast-yaml.ts) must be invisible: whenever it accepts a
 // text, its data and position index equal those of the full `yaml` path (parseWithYamlPackage), and
 // the full path finds nothing to report. Two generators:
 //   - "common" documents in the shape fleet files have (block maps and sequences, `- key: v` items,
@@ -14,8 +14,8 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { fastParseYaml } from '../../src/fleet/fast-yaml';
-import { findForbiddenCharacters, isForbiddenChar, parseFleetYaml, parseWithYamlPackage } from '../../src/fleet/parse-yaml';
+import { fastParseYaml } from '../../src/lib/yaml/fast-yaml';
+import { findForbiddenCharacters, isForbiddenChar, parseFleetYaml, parseWithYamlPackage } from '../../src/lib/yaml/parse-yaml';
 
 const SEED = 0x66796d6c; // "fyml"
 const NUM_RUNS = 1500;

@@ -1,4 +1,4 @@
-// Property tests of the keyed-list merge (src/fleet/resolve.ts): `modules` by name, registry-cache
+// Property tests of the keyed-list merge (src/resolve/resolve.ts): `modules` by name, registry-cache
 // `caches` by upstream, Falco `destinations` by name. Layers are hand-built `FleetModel`s (no YAML,
 // empty position indexes) so that thousands of merges run in well under a second.
 //
@@ -16,11 +16,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXTENSIONS } from '../../src/extensions';
-import type { FleetModel, FleetOptions, GroupDeclaration, Layer, RuntimeDeclaration } from '../../src/fleet/model';
-import { parseFleetYaml } from '../../src/fleet/parse-yaml';
-import { PositionIndex } from '../../src/fleet/positions';
-import { type Assignment, resolveFleet, type ResolvedRuntime } from '../../src/fleet/resolve';
-import { validateFleet } from '../../src/fleet/validate';
+import type { FleetModel, FleetOptions, GroupDeclaration, Layer, RuntimeDeclaration } from '../../src/validate/model';
+import { parseFleetYaml } from '../../src/lib/yaml/parse-yaml';
+import { PositionIndex } from '../../src/lib/yaml/positions';
+import { type Assignment, resolveFleet, type ResolvedRuntime } from '../../src/resolve/resolve';
+import { validateFleet } from '../../src/validate/validate';
 
 const SEED = 0x6b6d7267; // "kmrg"
 const NUM_RUNS = 300;

@@ -1,4 +1,4 @@
-// Property tests of the input gate (src/fleet/parse-yaml.ts) and the whole input side:
+// Property tests of the input gate (src/lib/yaml/parse-yaml.ts) and the whole input side:
 //   1. totality: arbitrary bytes, YAML-ish text and mutated valid runtime files never make
 //      parseFleetYaml (or checkFleet) throw; every diagnostic is well-formed (line >= 1, col >= 1,
 //      a code, one line of text) and a file either yields data or at least one error;
@@ -13,8 +13,8 @@ import * as fs from 'node:fs';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkFleet, type CheckedFleet } from '../../src/fleet/check';
-import { MAX_DEPTH, MAX_DIAGNOSTICS_PER_FILE, parseFleetYaml, type ParsedYaml } from '../../src/fleet/parse-yaml';
+import { checkFleet, type CheckedFleet } from '../../src/run/check';
+import { MAX_DEPTH, MAX_DIAGNOSTICS_PER_FILE, parseFleetYaml, type ParsedYaml } from '../../src/lib/yaml/parse-yaml';
 import type { Diagnostic, DocPath } from '../../src/lib/diagnostics';
 import { FleetFixture, NOW } from '../helpers/fleet-fixture';
 import { runtime } from '../hostile/catalogue';
@@ -470,7 +470,7 @@ describe('line endings and BOM do not change what a file means', () => {
 // ---------------------------------------------------------------------------------------------
 // The nesting gate (H14)
 //
-// PRODUCT BUG (src/fleet/parse-yaml.ts, measureNestingDepth, lines ~367-396): the pre-parse depth
+// PRODUCT BUG (src/lib/yaml/parse-yaml.ts, measureNestingDepth, lines ~367-396): the pre-parse depth
 // estimate loses track after a plain scalar that contains a quote or an opening bracket. A `'`
 // or `"` after a space (`note: x '`) starts a "quote" that YAML does not have, and the rest of the
 // file is skipped as quoted text (line 391); a `[` or `{` inside a plain scalar (`note: see [1`)

@@ -18,11 +18,11 @@ import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXTENSIONS } from '../../src/extensions';
-import { checkFleet, type CheckedFleet } from '../../src/fleet/check';
-import { loadFleet, type LoadedDocument, type LoadedFleet } from '../../src/fleet/load';
-import { type Assignment, resolveFleet, type ResolvedRuntime, type Source } from '../../src/fleet/resolve';
-import { checkResolved } from '../../src/fleet/resolved-rules';
-import { validateFleet } from '../../src/fleet/validate';
+import { checkFleet, type CheckedFleet } from '../../src/run/check';
+import { loadFleet, type LoadedDocument, type LoadedFleet } from '../../src/load/load';
+import { type Assignment, resolveFleet, type ResolvedRuntime, type Source } from '../../src/resolve/resolve';
+import { checkResolved } from '../../src/resolve/resolved-rules';
+import { validateFleet } from '../../src/validate/validate';
 import { type Diagnostic, hasErrors, normalizeDiagnostics } from '../../src/lib/diagnostics';
 import { EXAMPLE_FLEET, NOW } from '../helpers/fleet-fixture';
 
@@ -280,7 +280,7 @@ function checkPresented(cwd: string, rng: () => number): CheckedFleet {
     files: new Map(permute([...loaded.files], rng)),
     diagnostics: permute(loaded.diagnostics, rng),
   };
-  // The body of checkFleet (src/fleet/check.ts) from here on.
+  // The body of checkFleet (src/run/check.ts) from here on.
   const validated = validateFleet(presented, { now, extensions: EXTENSIONS });
   const diagnostics = [...validated.diagnostics];
   let runtimes: ResolvedRuntime[] = [];

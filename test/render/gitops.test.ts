@@ -23,7 +23,7 @@ import {
   renderGitops,
   runtimeGitopsFiles,
   resolveGitopsOptions,
-} from '../../src/render/gitops';
+} from '../../src/gitops/gitops';
 
 type Rec = Record<string, any>;
 

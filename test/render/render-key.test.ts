@@ -1,4 +1,4 @@
-// The render cache key (src/render/input-digest.ts) must cover every input that changes a runtime's
+// The render cache key (src/run/input-digest.ts) must cover every input that changes a runtime's
 // files: incremental synth keeps a runtime's files in dist/ whenever its key equals the one of its
 // last render. These tests change one input at a time and require: the rendered files changed, so
 // the key changed too. A test-only plug-in shows that an extension's fleet-wide option (a value
@@ -10,10 +10,10 @@ import { ApiObject } from 'cdk8s';
 import { describe, expect, it } from 'vitest';
 import { EXTENSIONS } from '../../src/extensions';
 import type { ExtensionPlugin } from '../../src/extensions/types';
-import { checkFleet } from '../../src/fleet/check';
-import { fleetInputDigest, runtimeInputDigest } from '../../src/render/input-digest';
+import { checkFleet } from '../../src/run/check';
+import { fleetInputDigest, runtimeInputDigest } from '../../src/run/input-digest';
 import { renderRuntime } from '../../src/render/render-runtime';
-import { synth } from '../../src/synth';
+import { synth } from '../../src/run/synth';
 import { FleetFixture, NOW } from '../helpers/fleet-fixture';
 import { treeHash } from '../write/dist-fixture';
 

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkFleet } from '../../src/fleet/check';
+import { checkFleet } from '../../src/run/check';
 import { type RenderedFleet, renderFleet } from '../../src/render/render-fleet';
 import { EXAMPLE_FLEET, FleetFixture, NOW, REPO } from '../helpers/fleet-fixture';
 import { ManifestValidator } from '../helpers/manifest-validator';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXTENSIONS } from '../../src/extensions';
 import type { ExtensionPlugin } from '../../src/extensions/types';
-import { checkFleet } from '../../src/fleet/check';
+import { checkFleet } from '../../src/run/check';
 import { renderRuntime } from '../../src/render/render-runtime';
 import { FleetFixture, NOW } from '../helpers/fleet-fixture';
 

@@ -1,12 +1,12 @@
-// The dump source (src/status/dump-source.ts) over the shipped sample dump and over hostile dumps:
+// The dump source (src/observe/dump-source.ts) over the shipped sample dump and over hostile dumps:
 // not a List, items missing or not a list, items without identity, duplicates, wrong runtime IDs,
 // broken files, aliases, deep nesting, folders of unknown runtimes, unreadable folders (H66, H67).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { observeDumps, parseDumpFile } from '../../src/status/dump-source';
-import type { Observation } from '../../src/status/observed';
+import { observeDumps, parseDumpFile } from '../../src/observe/dump-source';
+import type { Observation } from '../../src/observe/observed';
 import { rccs, refs, SAMPLE_DUMP, tmpDir } from './status-helpers';
 
 let dirs: string[] = [];

@@ -21,7 +21,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { observeLive } from '../../src/status/live-source';
+import { observeLive } from '../../src/observe/live-source';
 import { describeWithCluster } from '../cluster/describe-with-cluster';
 import { startTestCluster, type TestCluster } from '../cluster/harness';
 import { FleetFixture, NOW, REPO, runBinary } from '../helpers/fleet-fixture';

@@ -11,10 +11,10 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { backoffDelay, parseRetryAfter } from '../../src/status/kube-client';
-import { type LiveOptions, MAX_REQUESTS_IN_FLIGHT_PER_RUNTIME, observeLive } from '../../src/status/live-source';
-import type { KubeObject, Observation, ObservedRuntime, RuntimeRef } from '../../src/status/observed';
-import { MAX_MESSAGE_LENGTH } from '../../src/status/sanitize';
+import { backoffDelay, parseRetryAfter } from '../../src/observe/kube-client';
+import { type LiveOptions, MAX_REQUESTS_IN_FLIGHT_PER_RUNTIME, observeLive } from '../../src/observe/live-source';
+import type { KubeObject, Observation, ObservedRuntime, RuntimeRef } from '../../src/observe/observed';
+import { MAX_MESSAGE_LENGTH } from '../../src/observe/sanitize';
 import { FakeKubeApi, InFlightMeter, type SeenRequest, status } from './fake-kube-api';
 import { rccs } from './status-helpers';
 
@@ -747,7 +747,7 @@ describe('observeLive: bounded work', () => {
   });
 
   it('the compiled CommonJS module loads the ESM client and observes (node lib/, as the CLI runs it)', async () => {
-    const built = path.join(REPO, 'lib/src/status/live-source.js');
+    const built = path.join(REPO, 'lib/src/observe/live-source.js');
     expect(fs.existsSync(built), 'run `npm run build` first').toBe(true);
     const fleet = await startFleet({ count: 1 });
     const script = `

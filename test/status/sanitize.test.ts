@@ -2,7 +2,7 @@
 // and in Markdown no HTML or markup.
 
 import { describe, expect, it } from 'vitest';
-import { markdownCell, MAX_MESSAGE_LENGTH, sanitizeMessage } from '../../src/status/sanitize';
+import { markdownCell, MAX_MESSAGE_LENGTH, sanitizeMessage } from '../../src/observe/sanitize';
 
 describe('sanitizeMessage', () => {
   it.each([

@@ -1,10 +1,10 @@
-// The allow list of runtime API servers (src/status/skr-servers.ts), table-driven: which patterns
+// The allow list of runtime API servers (src/lib/skr-servers.ts), table-driven: which patterns
 // fleet.yaml may declare, and which kubeconfig server URLs they let through. The hostile rows are
 // URLs that a substring or regex match would let through, or that point the client elsewhere than
 // they seem to (query, fragment, path, user info, backslash, ports, case, lookalike suffixes).
 
 import { describe, expect, it } from 'vitest';
-import { checkSkrServer, parseSkrServerPattern, parseSkrServerPatterns } from '../../src/status/skr-servers';
+import { checkSkrServer, parseSkrServerPattern, parseSkrServerPatterns } from '../../src/lib/skr-servers';
 import { FleetFixture } from '../helpers/fleet-fixture';
 
 describe('parseSkrServerPattern', () => {

@@ -263,7 +263,7 @@ describe('exit codes', () => {
     fs.cpSync(path.join(REPO, 'bin'), path.join(build, 'bin'), { recursive: true });
     fs.copyFileSync(path.join(REPO, 'package.json'), path.join(build, 'package.json'));
     fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(build, 'node_modules'));
-    fs.rmSync(path.join(build, 'lib/src/status/live-source.js'), { force: true });
+    fs.rmSync(path.join(build, 'lib/src/observe/live-source.js'), { force: true });
     const r = runBinary(['status', '--kubeconfig', 'k', '--kcp-context', 'a', '--garden-context', 'b', '--now', NOW], fx.dir);
     const local = require('node:child_process').spawnSync(process.execPath, [path.join(build, 'bin/kyma-fleet.js'), 'status', '--kubeconfig', 'k', '--kcp-context', 'a', '--garden-context', 'b', '--now', NOW], {
       cwd: fx.dir,
@@ -271,7 +271,7 @@ describe('exit codes', () => {
       env: testProcessEnv(),
     });
     expect(local.status).toBe(2);
-    expect(local.stderr).toMatch(/^error: live cluster reading is not available in this build \(Cannot find module '\.\.\/\.\.\/status\/live-source'\); use --from DIR with kubectl dumps\n$/);
+    expect(local.stderr).toMatch(/^error: live cluster reading is not available in this build \(Cannot find module '\.\.\/\.\.\/observe\/live-source'\); use --from DIR with kubectl dumps\n$/);
     expect(fs.existsSync(fx.path('status/SUMMARY.md'))).toBe(true); // the copied golden, untouched
     expect(r.code).not.toBe(70); // with the live source present: whatever it decides, not a crash
   });

@@ -5,13 +5,13 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { checkFleet } from '../../src/fleet/check';
-import type { FleetModel } from '../../src/fleet/model';
-import type { ResolvedRuntime } from '../../src/fleet/resolve';
+import { checkFleet } from '../../src/run/check';
+import type { FleetModel } from '../../src/validate/model';
+import type { ResolvedRuntime } from '../../src/resolve/resolve';
 import { parse } from 'yaml';
 import type { Manifest } from '../../src/render/render-runtime';
-import { observeDumps } from '../../src/status/dump-source';
-import type { KubeObject, Observation, ObservedRuntime } from '../../src/status/observed';
+import { observeDumps } from '../../src/observe/dump-source';
+import type { KubeObject, Observation, ObservedRuntime } from '../../src/observe/observed';
 import { runtimeRefs } from '../../src/status/report';
 import { deriveStatus, type RuntimeStatus } from '../../src/status/states';
 import { entryDigest, type RuntimeApplyRecord } from '../../src/apply/garden-report';

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { INDEX_FILE, readDistIndex, writeDist, type DistIndex, type Problem } from '../../src/write/dist-writer';
-import { sha256 } from '../../src/write/index-file';
+import { sha256 } from '../../src/lib/dist-index';
 import { Workspace, treeHash, treeListing } from './dist-fixture';
 
 const TREE = new Map([

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDist, writeDist } from '../../src/write/dist-writer';
-import { INDEX_FILE, IndexBytes, IndexTextBuilder, IndexView, indexLine, parseIndex, serializeIndex, sha256 } from '../../src/write/index-file';
+import { INDEX_FILE, IndexBytes, IndexTextBuilder, IndexView, indexLine, parseIndex, serializeIndex, sha256 } from '../../src/lib/dist-index';
 import { treeHash, Workspace } from './dist-fixture';
 
 const HEX = fc.stringMatching(/^[0-9a-f]{64}$/);

@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import { ExitCode } from '../../lib/diagnostics';
 import { formatDiffJson, formatDiffMarkdown, formatDiffText } from '../../render/tree-diff';
-import { diffDist } from '../../synth';
+import { diffDist } from '../../run/synth';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
 import { printDiagnostics, printProblem, type Streams } from '../report';
 

@@ -4,10 +4,10 @@
 // into dist/, runtime files unchanged since then are not parsed again (see checkForExplain).
 
 import { Command } from 'commander';
-import { explainRuntime, formatExplanation } from '../../fleet/explain';
+import { explainRuntime, formatExplanation } from '../../resolve/explain';
 import { ExitCode } from '../../lib/diagnostics';
 import { closestMatch } from '../../lib/suggest';
-import { checkForExplain } from '../../synth';
+import { checkForExplain } from '../../run/synth';
 import { UsageError, cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outputOption } from '../options';
 import { printDiagnostics, type Streams } from '../report';
 

@@ -1,9 +1,9 @@
 // `kyma-fleet merge SHARD_DIR...`: put the shard folders of `kyma-fleet synth --shard I/N` together
-// into dist/ (atomically), byte-identical to a plain synth of the same fleet. See src/shard/merge.ts
+// into dist/ (atomically), byte-identical to a plain synth of the same fleet. See src/run/shard/merge.ts
 // and docs/sharding.md.
 
 import { Command, Option } from 'commander';
-import { mergeShards } from '../../shard/merge';
+import { mergeShards } from '../../run/shard/merge';
 import { evaluationTime, fleetOption, nowOption, outOption } from '../options';
 import { plural, reportWrite, type Streams } from '../report';
 

@@ -9,14 +9,14 @@
 import { readGardenReport } from '../../apply/garden-report';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
-import { checkFleet } from '../../fleet/check';
-import type { FleetModel } from '../../fleet/model';
-import type { ResolvedRuntime } from '../../fleet/resolve';
+import { checkFleet } from '../../run/check';
+import type { FleetModel } from '../../validate/model';
+import type { ResolvedRuntime } from '../../resolve/resolve';
 import { ExitCode } from '../../lib/diagnostics';
-import { observeDumps } from '../../status/dump-source';
-import type { Observation, RuntimeRef } from '../../status/observed';
+import { observeDumps } from '../../observe/dump-source';
+import type { Observation, RuntimeRef } from '../../observe/observed';
 import { buildStatusReport, runtimeRefs } from '../../status/report';
-import { sanitizeMessage } from '../../status/sanitize';
+import { sanitizeMessage } from '../../observe/sanitize';
 import { STATUS_STATES, type StatusState } from '../../status/states';
 import { lockStatusDir } from '../../status/status-lock';
 import { readPreviousStatus, writeStatusFiles } from '../../status/write-status';
@@ -39,7 +39,7 @@ interface StatusFlags {
   html?: boolean;
 }
 
-/** What src/status/live-source.ts exports (loaded lazily: it pulls in @kubernetes/client-node). */
+/** What src/observe/live-source.ts exports (loaded lazily: it pulls in @kubernetes/client-node). */
 interface LiveOptions {
   readonly kubeconfig: string;
   readonly kcpContext: string;
@@ -215,7 +215,7 @@ function checkUsage(flags: StatusFlags): LiveOptions | undefined {
 function loadLiveSource(): ObserveLive {
   let mod: { observeLive?: unknown };
   try {
-    mod = require('../../status/live-source') as { observeLive?: unknown };
+    mod = require('../../observe/live-source') as { observeLive?: unknown };
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') {
       throw new UsageError(`live cluster reading is not available in this build (${firstLine((e as Error).message)}); use --from DIR with kubectl dumps`);

@@ -4,8 +4,8 @@
 import { Command, Option } from 'commander';
 import { ExitCode } from '../../lib/diagnostics';
 import { isEmptyDiff } from '../../render/tree-diff';
-import { synthShard } from '../../shard/cli';
-import { diffDist, synth } from '../../synth';
+import { synthShard } from '../shard';
+import { diffDist, synth } from '../../run/synth';
 import { createProgress, NO_PROGRESS } from '../progress';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption } from '../options';
 import { countBySeverity, plural, printDiagnostics, printProblem, reportWrite, type Streams } from '../report';

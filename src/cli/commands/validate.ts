@@ -2,7 +2,7 @@
 
 import { Command, Option } from 'commander';
 import { ExitCode } from '../../lib/diagnostics';
-import { validateFleetDir } from '../../synth';
+import { validateFleetDir } from '../../run/synth';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outputOption } from '../options';
 import { countBySeverity, plural, printDiagnostics, type Streams } from '../report';
 

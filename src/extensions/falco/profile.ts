@@ -5,7 +5,7 @@
 // parses the file and reports every problem at its line in the profile file.
 
 import { type DocPath, quote } from '../../lib/diagnostics';
-import { parseFleetYaml } from '../../fleet/parse-yaml';
+import { parseFleetYaml } from '../../lib/yaml/parse-yaml';
 import type { PrepareInput } from '../types';
 import { classifyFleetPath } from './paths';
 

@@ -12,7 +12,7 @@
 
 import { quote } from '../../lib/diagnostics';
 import { KIM_RESERVED_NAME_PART } from '../../lib/k8s-names';
-import { parseFleetYaml, type ParsedYaml } from '../../fleet/parse-yaml';
+import { parseFleetYaml, type ParsedYaml } from '../../lib/yaml/parse-yaml';
 import type { AuxFile, RuleEnvironment, RuleReporter } from '../types';
 import { bare, dns1123SubdomainProblem, rulesConfigMapName } from './names';
 import { baseName, classifyFleetPath } from './paths';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DocPath } from '../../../src/lib/diagnostics';
 import type { AuxFile, PrepareInput, ReportOptions, RuleEnvironment, RuleReporter } from '../../../src/extensions/types';
-import { parseFleetYaml } from '../../../src/fleet/parse-yaml';
+import { parseFleetYaml } from '../../../src/lib/yaml/parse-yaml';
 import { type FalcoState, NO_PROFILE, parseFalcoProfile } from '../../../src/extensions/falco/profile';
 
 export const NOW = new Date('2026-11-22T00:00:00Z');

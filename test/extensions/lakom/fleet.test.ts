@@ -4,7 +4,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { checkFleet } from '../../../src/fleet/check';
+import { checkFleet } from '../../../src/run/check';
 import { renderFleet } from '../../../src/render/render-fleet';
 import { exampleLocation, FleetFixture, NOW } from '../../helpers/fleet-fixture';
 

@@ -1,0 +1,446 @@
+// The hardened YAML gate: bytes of one fleet file in, plain data plus a position index out.
+// Everything a hostile file can do to a YAML parser is stopped here, before the data reaches
+// schema validation: bad encodings, control characters, deep nesting (which can abort V8),
+// several documents, directives, tags, anchors, aliases, merge keys, duplicate and prototype keys,
+// non-decimal numbers. Pure: no I/O, never throws.
+
+import {
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  type Node as YamlNode,
+  type Document,
+} from 'yaml';
+import { type Diagnostic, type DocPath, formatField, quote } from '../diagnostics';
+import { fastParseYaml } from './fast-yaml';
+import { PositionIndex, type SourcePos } from './positions';
+
+/** Files above this size are refused before reading (runtime files are a few KB). */
+export const MAX_FILE_BYTES = 1024 * 1024;
+/** Nesting above this depth is refused before the parser runs (H14). */
+export const MAX_DEPTH = 64;
+/** At most this many diagnostics are reported per file, so one broken file cannot flood CI. */
+export const MAX_DIAGNOSTICS_PER_FILE = 50;
+
+export interface ParsedYaml {
+  /** The document as plain JSON-like data; undefined when the file could not be parsed. */
+  readonly data: unknown;
+  readonly positions: PositionIndex;
+  readonly diagnostics: Diagnostic[];
+}
+
+const PARSE_OPTIONS = {
+  version: '1.2',
+  schema: 'core',
+  merge: false,
+  uniqueKeys: false, // duplicates are reported by walk() with both lines
+  stringKeys: true,
+  strict: true,
+  resolveKnownTags: false,
+  prettyErrors: false,
+  logLevel: 'silent',
+  keepSourceTokens: false,
+} as const;
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const DECIMAL_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+/** A file refused with one error (every gate that refuses a file as a whole). */
+function rejected(file: string, code: string, line: number, col: number, message: string): ParsedYaml {
+  return { data: undefined, positions: new PositionIndex(), diagnostics: [{ severity: 'error', code, file, line, col, field: '', message }] };
+}
+
+/** Parses one fleet file. `file` is the display path used in diagnostics. */
+export function parseFleetYaml(bytes: Uint8Array, file: string): ParsedYaml {
+  const diagnostics: Diagnostic[] = [];
+  const empty = new PositionIndex();
+
+  if (bytes.length > MAX_FILE_BYTES) {
+    return rejected(file, 'E_FILE_TOO_LARGE', 1, 1, `file is ${bytes.length} bytes; the limit is ${MAX_FILE_BYTES} bytes`);
+  }
+  const encoding = checkEncoding(bytes);
+  if (encoding) return rejected(file, 'E_ENCODING', encoding.line, encoding.col, encoding.message);
+
+  let text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes); // strips a UTF-8 BOM
+  text = text.replace(/\r\n?/g, '\n');
+
+  const bad = findForbiddenCharacters(text);
+  if (bad.length > 0) {
+    for (const b of bad.slice(0, MAX_DIAGNOSTICS_PER_FILE)) {
+      diagnostics.push({ severity: 'error', code: 'E_CONTROL_CHAR', file, line: b.line, col: b.col, field: '', message: b.message });
+    }
+    return { data: undefined, positions: empty, diagnostics };
+  }
+
+  const depth = measureNestingDepth(text, MAX_DEPTH);
+  if (depth.depth > MAX_DEPTH) {
+    return rejected(file, 'E_TOO_DEEP', depth.line, depth.col, `nesting deeper than ${MAX_DEPTH} levels is not allowed`);
+  }
+
+  // The common shape is read by the fast path; anything else (and every error) by the `yaml` package.
+  const fast = fastParseYaml(text);
+  if (fast) return { data: fast.data, positions: fast.positions, diagnostics };
+  return parseWithYamlPackage(text, file);
+}
+
+/**
+ * The full path of the gate, after the encoding, character and depth checks: `yaml` parses the
+ * text, and every construct the fleet format forbids is reported with its position. Exported for
+ * the test that proves the fast path equal to it.
+ */
+export function parseWithYamlPackage(text: string, file: string): ParsedYaml {
+  const diagnostics: Diagnostic[] = [];
+  const empty = new PositionIndex();
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter });
+  const pos = (offset: number): SourcePos => {
+    const lp = lineCounter.linePos(offset);
+    return { line: lp.line, col: lp.col };
+  };
+  const list: Document.Parsed[] = Array.isArray(docs) ? docs : [];
+  if (!Array.isArray(docs)) {
+    // An EmptyStream: only comments or whitespace.
+    return rejected(file, 'E_EMPTY_FILE', 1, 1, 'file holds no YAML document (exactly one declaration per file is expected)');
+  }
+  if (list.length === 0) {
+    return rejected(file, 'E_EMPTY_FILE', 1, 1, 'file holds no YAML document (exactly one declaration per file is expected)');
+  }
+  if (list.length > 1) {
+    const second = list[1]!;
+    const p = pos(second.range[0]);
+    return rejected(file, 'E_MULTI_DOC', p.line, p.col, `file holds ${list.length} YAML documents; exactly one declaration per file is allowed`);
+  }
+  const doc = list[0]!;
+  for (const e of [...doc.errors, ...doc.warnings]) {
+    const p = pos(e.pos[0]);
+    const code = e.code === 'TAG_RESOLVE_FAILED' ? 'E_TAG_FORBIDDEN' : 'E_YAML_SYNTAX';
+    const message =
+      code === 'E_TAG_FORBIDDEN' ? 'YAML tags are not allowed' : `${e.code}: ${firstLine(e.message)}`;
+    diagnostics.push({ severity: 'error', code, file, line: p.line, col: p.col, field: '', message });
+  }
+  if (diagnostics.length > 0) return { data: undefined, positions: empty, diagnostics: diagnostics.slice(0, MAX_DIAGNOSTICS_PER_FILE) };
+
+  const directive = findDirective(text, doc);
+  if (directive) {
+    return rejected(file, 'E_DIRECTIVE_FORBIDDEN', directive.line, 1, `YAML directives are not allowed (found ${quote(directive.text)}); files are always read as YAML 1.2`);
+  }
+
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null && !doc.contents.anchor && !doc.contents.tag)) {
+    return rejected(file, 'E_EMPTY_FILE', 1, 1, 'file holds an empty YAML document (exactly one declaration per file is expected)');
+  }
+
+  const positions = new PositionIndex();
+  const walker = new Walker(file, positions, pos, diagnostics);
+  const data = walker.walk(doc.contents as YamlNode, []);
+  return { data: walker.failed ? undefined : data, positions, diagnostics: diagnostics.slice(0, MAX_DIAGNOSTICS_PER_FILE) };
+}
+
+class Walker {
+  failed = false;
+  constructor(
+    private readonly file: string,
+    private readonly positions: PositionIndex,
+    private readonly pos: (offset: number) => SourcePos,
+    private readonly diagnostics: Diagnostic[],
+  ) {}
+
+  private report(code: string, at: SourcePos, path: DocPath, message: string): void {
+    this.failed = true;
+    this.diagnostics.push({ severity: 'error', code, file: this.file, line: at.line, col: at.col, field: formatField(path), message });
+  }
+
+  walk(node: YamlNode | null, path: (string | number)[]): unknown {
+    if (node === null) return null;
+    const at = this.pos(node.range?.[0] ?? 0);
+    this.positions.set(path, at);
+    if (isAlias(node)) {
+      this.report('E_ALIAS_FORBIDDEN', at, path, `YAML aliases are not allowed (found *${node.source})`);
+      return undefined;
+    }
+    if (node.anchor) this.report('E_ANCHOR_FORBIDDEN', at, path, `YAML anchors are not allowed (found &${node.anchor})`);
+    if (node.tag) this.report('E_TAG_FORBIDDEN', at, path, `YAML tags are not allowed (found ${node.tag.replace('tag:yaml.org,2002:', '!!')})`);
+
+    if (isMap(node)) {
+      const out: Record<string, unknown> = {};
+      const seen = new Map<string, number>();
+      for (const pair of node.items) {
+        if (!isPair(pair)) continue;
+        const keyNode = pair.key as YamlNode | null;
+        const keyAt = keyNode && keyNode.range ? this.pos(keyNode.range[0]) : at;
+        if (!isScalar(keyNode) || keyNode.tag || keyNode.anchor) {
+          if (isAlias(keyNode)) this.report('E_ALIAS_FORBIDDEN', keyAt, path, 'YAML aliases are not allowed as keys');
+          else this.report('E_YAML_SYNTAX', keyAt, path, 'mapping keys must be plain strings');
+          continue;
+        }
+        const key = String(keyNode.value);
+        const childPath = [...path, key];
+        if (key === '<<' && keyNode.type === 'PLAIN') {
+          this.report('E_MERGE_KEY_FORBIDDEN', keyAt, childPath, 'YAML merge keys (<<) are not allowed');
+          continue;
+        }
+        if (FORBIDDEN_KEYS.has(key)) {
+          this.report('E_FORBIDDEN_KEY', keyAt, childPath, `key ${quote(key)} is not allowed`);
+          continue;
+        }
+        const first = seen.get(key);
+        if (first !== undefined) {
+          this.report('E_DUPLICATE_KEY', keyAt, childPath, `duplicate key ${quote(key)} (first defined at line ${first})`);
+          continue;
+        }
+        seen.set(key, keyAt.line);
+        this.positions.setKey(childPath, keyAt);
+        const value = pair.value as YamlNode | null;
+        if (value === null) {
+          // `key:` with nothing after it: position it right after the key.
+          this.positions.set(childPath, keyAt);
+          out[key] = null;
+        } else {
+          out[key] = this.walk(value, childPath);
+        }
+      }
+      return out;
+    }
+    if (isSeq(node)) {
+      return node.items.map((item, i) => this.walk(item as YamlNode | null, [...path, i]));
+    }
+    if (isScalar(node)) {
+      const v = node.value;
+      if (typeof v === 'number') {
+        const src = node.source ?? String(v);
+        this.positions.setNumberSource(path, src);
+        if (!DECIMAL_NUMBER.test(src)) {
+          this.report('E_NUMBER_FORMAT', at, path, `numbers must be written in plain decimal (got ${src}); quote the value if it is text`);
+        } else if (!Number.isFinite(v) || (Number.isInteger(v) && !Number.isSafeInteger(v))) {
+          this.report('E_NUMBER_RANGE', at, path, `number ${src} is out of the safe range`);
+        }
+      }
+      if (typeof v === 'string') {
+        const bad = findForbiddenCharacters(v)[0];
+        if (bad) this.report('E_CONTROL_CHAR', at, path, bad.message.replace(' is not allowed', ' is not allowed in values'));
+      }
+      if (typeof v === 'bigint') {
+        this.report('E_NUMBER_RANGE', at, path, `number ${String(v)} is out of the safe range`);
+        return undefined;
+      }
+      return v;
+    }
+    this.report('E_YAML_SYNTAX', at, path, 'unsupported YAML node');
+    return undefined;
+  }
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+/** Finds a `%YAML`/`%TAG` directive of the document, if any. */
+function findDirective(text: string, doc: Document.Parsed): { line: number; text: string } | undefined {
+  const tags = Object.keys(doc.directives?.tags ?? {}).filter((t) => t !== '!!');
+  if (!doc.directives?.yaml.explicit && tags.length === 0 && !/^%/m.test(text)) return undefined;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.startsWith('%')) return { line: i + 1, text: lines[i]!.trim() };
+  }
+  return { line: 1, text: '%' };
+}
+
+interface EncodingProblem {
+  line: number;
+  col: number;
+  message: string;
+}
+
+/** Strict UTF-8 check with the position of the first bad byte; recognises UTF-16/32 files. */
+export function checkEncoding(bytes: Uint8Array): EncodingProblem | undefined {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    return { line: 1, col: 1, message: 'file is UTF-16 encoded; save it as UTF-8' };
+  }
+  if (bytes.length >= 4 && bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 0xfe && bytes[3] === 0xff) {
+    return { line: 1, col: 1, message: 'file is UTF-32 encoded; save it as UTF-8' };
+  }
+  let line = 1;
+  let col = 1;
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    let need = 0;
+    let min = 0;
+    if (b < 0x80) {
+      if (b === 0x0a) {
+        line++;
+        col = 1;
+      } else col++;
+      i++;
+      continue;
+    } else if (b >= 0xc2 && b <= 0xdf) {
+      need = 1;
+      min = 0x80;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      min = 0x800;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      min = 0x10000;
+    } else {
+      return { line, col, message: `invalid UTF-8 byte 0x${b.toString(16).padStart(2, '0')} at byte offset ${i}; save the file as UTF-8` };
+    }
+    let cp = b & (0xff >> (need + 2));
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) {
+        return { line, col, message: `invalid UTF-8 sequence at byte offset ${i}; save the file as UTF-8` };
+      }
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+      return { line, col, message: `invalid UTF-8 sequence at byte offset ${i}; save the file as UTF-8` };
+    }
+    i += need + 1;
+    col += cp > 0xffff ? 2 : 1;
+  }
+  return undefined;
+}
+
+interface BadChar {
+  line: number;
+  col: number;
+  message: string;
+}
+
+const CHAR_NAMES: Record<number, string> = {
+  0x00: 'NUL',
+  0x85: 'NEL (next line)',
+  0x2028: 'LINE SEPARATOR',
+  0x2029: 'PARAGRAPH SEPARATOR',
+  0x200b: 'ZERO WIDTH SPACE',
+  0x200c: 'ZERO WIDTH NON-JOINER',
+  0x200d: 'ZERO WIDTH JOINER',
+  0x2060: 'WORD JOINER',
+  0xfeff: 'ZERO WIDTH NO-BREAK SPACE (BOM)',
+  0x202e: 'RIGHT-TO-LEFT OVERRIDE',
+};
+
+export function isForbiddenChar(cp: number): boolean {
+  if (cp < 0x20) return cp !== 0x09 && cp !== 0x0a;
+  if (cp === 0x7f || (cp >= 0x80 && cp <= 0x9f)) return true;
+  if (cp === 0x2028 || cp === 0x2029) return true;
+  if (cp >= 0x200b && cp <= 0x200f) return true; // zero width, LRM, RLM
+  if (cp >= 0x202a && cp <= 0x202e) return true; // bidi embeddings and overrides
+  if (cp >= 0x2066 && cp <= 0x2069) return true; // bidi isolates
+  if (cp === 0x061c || cp === 0x2060 || cp === 0xfeff) return true;
+  return false;
+}
+
+/** Any character isForbiddenChar refuses (none of them is astral, so UTF-16 units suffice): a native pre-check. */
+const ANY_FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\u061c\u2060\ufeff]/;
+
+/** Control, bidi and zero-width characters anywhere in the file (Trojan-Source style input). */
+export function findForbiddenCharacters(text: string): BadChar[] {
+  if (!ANY_FORBIDDEN.test(text)) return [];
+  const out: BadChar[] = [];
+  let line = 1;
+  let col = 1;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (cp === 0x0a) {
+      line++;
+      col = 1;
+      continue;
+    }
+    if (isForbiddenChar(cp)) {
+      const name = CHAR_NAMES[cp] ?? (cp >= 0x202a && cp <= 0x2069 ? 'bidirectional control' : 'control character');
+      out.push({ line, col, message: `character U+${cp.toString(16).toUpperCase().padStart(4, '0')} (${name}) is not allowed` });
+      if (out.length >= MAX_DIAGNOSTICS_PER_FILE) break;
+    }
+    col += ch.length;
+  }
+  return out;
+}
+
+/**
+ * A linear, quote- and comment-aware estimate of how deeply a YAML text nests: flow brackets,
+ * block indentation levels and compact `- - -` runs. Runs before the parser so that hostile
+ * nesting never reaches it (deep nesting can abort V8 inside the parser, uncatchably).
+ */
+export function measureNestingDepth(text: string, limit = Infinity): { depth: number; line: number; col: number } {
+  const indents: number[] = [];
+  let flow = 0;
+  let inQuote: '"' | "'" | null = null;
+  let best = { depth: 0, line: 1, col: 1 };
+  let blockScalarIndent = -1;
+  const lines = text.split('\n');
+  for (let n = 0; n < lines.length; n++) {
+    const raw = lines[n]!;
+    let i = 0;
+    while (i < raw.length && raw[i] === ' ') i++;
+    const blank = i >= raw.length || raw[i] === '#';
+    if (blockScalarIndent >= 0) {
+      if (blank || i > blockScalarIndent) continue;
+      blockScalarIndent = -1;
+    }
+    if (blank && inQuote === null) continue;
+    let lineDepth = 0;
+    if (inQuote === null && flow === 0) {
+      while (indents.length > 0 && indents[indents.length - 1]! >= i) indents.pop();
+      indents.push(i);
+      // compact block sequences: "- - - x" nest one level per indicator
+      let j = i;
+      while (raw[j] === '-' && (raw[j + 1] === ' ' || j + 1 === raw.length)) {
+        lineDepth++;
+        j += 2;
+        while (raw[j] === ' ') j++;
+      }
+    }
+    // Quotes and brackets only count where a YAML node can start (line start, after "- ", ": ",
+    // or inside a flow collection); inside a plain scalar ("note: it's [1") they are text.
+    let nodeStart = inQuote === null;
+    for (let k: number = inQuote === null ? i : 0; k < raw.length; k++) {
+      const c: string = raw[k]!;
+      if (inQuote !== null) {
+        if (inQuote === '"' && c === '\\') k++;
+        else if (c === inQuote) {
+          if (inQuote === "'" && raw[k + 1] === "'") k++;
+          else inQuote = null;
+        }
+        continue;
+      }
+      const next = raw[k + 1];
+      const spaceNext = next === undefined || next === ' ' || next === '\t';
+      if (c === ' ' || c === '\t') continue;
+      if (c === '#' && (k === 0 || raw[k - 1] === ' ' || raw[k - 1] === '\t')) break;
+      if (c === '"' || c === "'") {
+        if (nodeStart) inQuote = c;
+        nodeStart = false;
+      } else if (c === '[' || c === '{') {
+        if (nodeStart || flow > 0) {
+          flow++;
+          const d = indents.length + lineDepth + flow;
+          if (d > best.depth) best = { depth: d, line: n + 1, col: k + 1 };
+          if (d > limit) return best;
+          nodeStart = true;
+        } else nodeStart = false;
+      } else if (c === ']' || c === '}') {
+        if (flow > 0) flow--;
+        nodeStart = false;
+      } else if ((c === ',' && flow > 0) || (c === ':' && (spaceNext || (flow > 0 && /[,[\]{}]/.test(next!))))) {
+        nodeStart = true;
+      } else if ((c === '-' || c === '?') && spaceNext && nodeStart) {
+        // block sequence entry or explicit key: a node may follow
+      } else if ((c === '&' || c === '!') && nodeStart) {
+        // anchor or tag property before a node: skip the token, a node still follows
+        while (k + 1 < raw.length && raw[k + 1] !== ' ' && raw[k + 1] !== '\t') k++;
+      } else {
+        nodeStart = false;
+      }
+    }
+    const d = indents.length + lineDepth + flow;
+    if (d > best.depth) best = { depth: d, line: n + 1, col: i + 1 };
+    if (d > limit) return best;
+    if (inQuote === null && flow === 0 && /(^|[\s:-])[|>][0-9+-]*\s*(#.*)?$/.test(raw)) blockScalarIndent = i;
+  }
+  return best;
+}

@@ -1,0 +1,389 @@
+// Reads a fleet folder from disk: the only stage of validation that does I/O. It walks the
+// layout of PRODUCT.md in a fixed order, refuses what must not be read (symlinks leaving the
+// fleet, oversized files, `.yml` twins), and hands each declaration to the YAML gate.
+// `status/` is never read: it is written by `kyma-fleet status`.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EXTENSIONS } from '../extensions';
+import type { AuxFile, ExtensionPlugin } from '../extensions/types';
+import { appendAll, type Diagnostic, cmp } from '../lib/diagnostics';
+import { sha256 } from '../lib/digest';
+import { NO_CACHE, type ParseCache } from './parse-cache';
+import { MAX_FILE_BYTES, parseFleetYaml } from '../lib/yaml/parse-yaml';
+import type { PositionIndex } from '../lib/yaml/positions';
+import type { FleetKind } from './kinds';
+import { lexists } from '../lib/fs-exists';
+
+export interface LoadedDocument {
+  /** Kind expected from the folder the file sits in. */
+  readonly expectedKind: FleetKind;
+  /** Path relative to the fleet folder with forward slashes, e.g. 'runtimes/acme.yaml'. */
+  readonly relPath: string;
+  /** Path as shown in diagnostics (relative to the current folder). */
+  readonly file: string;
+  readonly data: unknown;
+  readonly positions: PositionIndex;
+  /** sha256 (hex) of the file's bytes. */
+  readonly digest: string;
+  /** Its fileStamp when read, if it was settled then (see fileStamp). */
+  readonly stamp?: string;
+}
+
+/** A runtime file that was read and digested but not parsed (see RuntimePlan.reuse). */
+export interface ReusedRuntimeFile {
+  readonly relPath: string;
+  readonly file: string;
+  readonly digest: string;
+  /** Its fileStamp now, if settled: the record keeps it for the next run. */
+  readonly stamp?: string;
+}
+
+/** How long before a run's start a file must last have changed for its stamp to be trusted later. */
+export const STAMP_SETTLE_MS = 2000;
+
+/**
+ * What the file system says about a file (device, inode, size, mtime, ctime), as git's index does:
+ * a later run that finds the same stamp may take the content as unchanged without reading it.
+ * Only a file whose ctime lies STAMP_SETTLE_MS before `runStart` gets one: the kernel stamps ctime
+ * from a coarse clock, so a file changed again within the same tick after it was read could keep
+ * its ctime; a settled ctime can only change forward, and any write changes it.
+ */
+export function fileStamp(st: fs.Stats, runStart: number): string | undefined {
+  if (!st.isFile() || !(st.ctimeMs < runStart - STAMP_SETTLE_MS)) return undefined;
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+}
+
+/**
+ * Which runtime files a run needs, decided once fleet.yaml, the groups and the auxiliary files are
+ * loaded: `select` false leaves a file unread (another shard renders it); `reuse` true reads and
+ * digests it but does not parse it (the caller holds an earlier result for exactly these bytes).
+ */
+export interface RuntimePlan {
+  /**
+   * Only these names of runtimes/ are considered (a part of a large run that listed the folder
+   * once): the folder is not listed again, each name is looked at on its own. `select` still applies.
+   */
+  readonly names?: readonly string[];
+  readonly select?: (relPath: string) => boolean;
+  readonly reuse?: (relPath: string, digest: string) => boolean;
+  /**
+   * The digest of a runtime file as an earlier run recorded it with this stamp (see fileStamp), or
+   * undefined: with a digest the file is reused without being read at all.
+   */
+  readonly reuseStamp?: (relPath: string, stamp: string) => string | undefined;
+}
+
+export interface LoadedFleet {
+  /** Absolute, symlink-free path of the fleet folder. */
+  readonly root: string;
+  /** Fleet folder as shown to the user. */
+  readonly displayRoot: string;
+  readonly fleet?: LoadedDocument;
+  readonly groups: LoadedDocument[];
+  readonly runtimes: LoadedDocument[];
+  /** Runtime files the plan chose not to parse, sorted by relPath. */
+  readonly reusedRuntimes: ReusedRuntimeFile[];
+  /** rules/** and files extensions asked for, by relPath. */
+  readonly files: Map<string, AuxFile>;
+  readonly diagnostics: Diagnostic[];
+}
+
+/** What is loaded before the runtime files: the input of a RuntimePlan. */
+export type LoadedLayers = Pick<LoadedFleet, 'root' | 'fleet' | 'groups' | 'files'>;
+
+export interface LoadOptions {
+  readonly fleetDir: string;
+  /** Folder that diagnostics are relative to; defaults to process.cwd(). */
+  readonly cwd?: string;
+  readonly extensions?: readonly ExtensionPlugin<any>[];
+  /** Parsed files by content digest (see parse-cache.ts); none by default. */
+  readonly cache?: ParseCache;
+  /** Decides which runtime files are read and parsed (all by default). */
+  readonly runtimePlan?: (layers: LoadedLayers) => RuntimePlan;
+  /** When this run started, in ms (Date.now() by default): file stamps are settled relative to it. */
+  readonly runStart?: number;
+}
+
+/** Files that editors and operating systems leave behind; silently skipped. */
+function isLitter(name: string): boolean {
+  return (
+    name.startsWith('.') ||
+    name.endsWith('~') ||
+    name.endsWith('.swp') ||
+    name.endsWith('.swo') ||
+    name.endsWith('.bak') ||
+    name.endsWith('.orig') ||
+    name.startsWith('#') ||
+    name === 'Thumbs.db'
+  );
+}
+
+const MAX_AUX_FILES = 10000;
+const MAX_AUX_DEPTH = 16;
+
+export function loadFleet(options: LoadOptions): LoadedFleet {
+  const cwd = options.cwd ?? process.cwd();
+  const extensions = options.extensions ?? EXTENSIONS;
+  const cache = options.cache ?? NO_CACHE;
+  const requested = path.resolve(cwd, options.fleetDir);
+  const runStart = options.runStart ?? Date.now();
+  const display = (abs: string): string => toSlash(path.relative(cwd, abs) || '.');
+  const diagnostics: Diagnostic[] = [];
+  const problem = (code: string, abs: string, message: string, severity: 'error' | 'warning' = 'error', line = 1, col = 1): void => {
+    diagnostics.push({ severity, code, file: display(abs), line, col, field: '', message });
+  };
+  const result: { fleet?: LoadedDocument; groups: LoadedDocument[]; runtimes: LoadedDocument[]; reusedRuntimes: ReusedRuntimeFile[]; files: Map<string, AuxFile> } = {
+    groups: [],
+    runtimes: [],
+    reusedRuntimes: [],
+    files: new Map(),
+  };
+
+  let root: string;
+  try {
+    root = fs.realpathSync(requested);
+    if (!fs.statSync(root).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+  } catch (err) {
+    problem('E_FLEET_NOT_FOUND', requested, `fleet folder not found or not a folder (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    return { root: requested, displayRoot: display(requested), ...result, diagnostics };
+  }
+
+  /** Reads a file the fleet may contain: inside the root after resolving symlinks, regular, not too big. */
+  const readInside = (abs: string, limit: number): Uint8Array | undefined => {
+    let real: string;
+    try {
+      real = fs.realpathSync(abs);
+    } catch {
+      problem('E_SYMLINK_OUT_OF_BOUNDS', abs, 'symbolic link points to nothing');
+      return undefined;
+    }
+    if (!isInside(root, real)) {
+      problem('E_SYMLINK_OUT_OF_BOUNDS', abs, 'symbolic link points outside the fleet folder; refusing to read it');
+      return undefined;
+    }
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(real);
+    } catch (err) {
+      problem('E_READ', abs, `cannot read file (${(err as NodeJS.ErrnoException).code})`);
+      return undefined;
+    }
+    if (!stat.isFile()) {
+      problem('E_READ', abs, 'not a regular file');
+      return undefined;
+    }
+    if (stat.size > limit) {
+      problem('E_FILE_TOO_LARGE', abs, `file is ${stat.size} bytes; the limit is ${limit} bytes`);
+      return undefined;
+    }
+    try {
+      return fs.readFileSync(real);
+    } catch (err) {
+      problem('E_READ', abs, `cannot read file (${(err as NodeJS.ErrnoException).code})`);
+      return undefined;
+    }
+  };
+
+  /**
+   * A regular file (as listed) in a folder known to lie inside the root: opened without following
+   * links and checked on the open descriptor, which spares the realpath of every file of a large
+   * fleet. Anything unusual goes the careful way (readInside), which also words the errors.
+   */
+  const readListed = (abs: string, limit: number, stamped?: (stamp: string | undefined) => void): Uint8Array | undefined => {
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      const st = fs.fstatSync(fd);
+      stamped?.(fileStamp(st, runStart));
+      if (st.isFile() && st.size <= limit) {
+        const bytes = Buffer.allocUnsafe(st.size);
+        let off = 0;
+        while (off < st.size) {
+          const n = fs.readSync(fd, bytes, off, st.size - off, off);
+          if (n === 0) break;
+          off += n;
+        }
+        if (off === st.size) return bytes;
+      }
+    } catch {
+      // the careful way below
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+    return readInside(abs, limit);
+  };
+
+  /** `named`: its display path and relPath when the caller has them (a listed folder's files). */
+  const loadDocument = (abs: string, expectedKind: FleetKind, reuse?: RuntimePlan['reuse'], listedRegular = false, named?: { file: string; relPath: string }): LoadedDocument | undefined => {
+    let stamp: string | undefined;
+    const bytes = listedRegular ? readListed(abs, MAX_FILE_BYTES, (s) => (stamp = s)) : readInside(abs, MAX_FILE_BYTES);
+    if (!bytes) return undefined;
+    const file = named?.file ?? display(abs);
+    const relPath = named?.relPath ?? toSlash(path.relative(root, abs));
+    const digest = sha256(bytes);
+    if (reuse?.(relPath, digest)) {
+      result.reusedRuntimes.push({ relPath, file, digest, ...(stamp === undefined ? {} : { stamp }) });
+      cache.keep(digest);
+      return undefined;
+    }
+    const parsed = cache.parse(bytes, file, () => parseFleetYaml(bytes, file), digest);
+    appendAll(diagnostics, parsed.diagnostics);
+    if (parsed.data === undefined) return undefined;
+    return { expectedKind, relPath, file, data: parsed.data, positions: parsed.positions, digest, ...(stamp === undefined ? {} : { stamp }) };
+  };
+
+  // fleet.yaml
+  const fleetPath = path.join(root, 'fleet.yaml');
+  if (fs.existsSync(path.join(root, 'fleet.yml'))) {
+    problem('E_FILE_EXTENSION', path.join(root, 'fleet.yml'), 'fleet files end in .yaml; rename fleet.yml to fleet.yaml');
+  }
+  if (lexists(fleetPath, true)) result.fleet = loadDocument(fleetPath, 'Fleet');
+  else problem('E_MISSING_FLEET_FILE', fleetPath, 'the fleet folder needs a fleet.yaml (kind: Fleet)');
+
+  // groups/*.yaml, then (after the auxiliary files below) runtimes/*.yaml
+  const loadFolder = (folder: 'groups' | 'runtimes', kind: FleetKind, bucket: LoadedDocument[], plan: RuntimePlan = {}): void => {
+    const dir = path.join(root, folder);
+    let dirInside = false;
+    try {
+      dirInside = isInside(root, fs.realpathSync(dir));
+    } catch {
+      // missing: listFolder reports what matters
+    }
+    // Display paths of the folder's files: its own, then the name (path.relative once, not per file).
+    const dirDisplay = display(dir);
+    for (const entry of plan.names ? namedEntries(dir, plan.names) : listFolder(dir, problem)) {
+      if (isLitter(entry.name)) continue;
+      if (plan.select && !plan.select(`${folder}/${entry.name}`)) continue;
+      const abs = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        problem('W_IGNORED_FILE', abs, `subfolders of ${folder}/ are not read`, 'warning');
+        continue;
+      }
+      if (entry.name.endsWith('.yml')) {
+        problem('E_FILE_EXTENSION', abs, `fleet files end in .yaml; rename ${entry.name} to ${entry.name.slice(0, -4)}.yaml`);
+        continue;
+      }
+      if (!entry.name.endsWith('.yaml')) {
+        problem('W_IGNORED_FILE', abs, `only *.yaml files are read in ${folder}/; this file is ignored`, 'warning');
+        continue;
+      }
+      if (plan.reuseStamp && dirInside && entry.isFile()) {
+        // Stamped as an earlier run read it: its recorded digest stands, the file is not read.
+        const st = fs.lstatSync(abs, { throwIfNoEntry: false });
+        const stamp = st && fileStamp(st, runStart);
+        const digest = stamp === undefined ? undefined : plan.reuseStamp(`${folder}/${entry.name}`, stamp);
+        if (digest !== undefined) {
+          result.reusedRuntimes.push({ relPath: `${folder}/${entry.name}`, file: dirDisplay === '.' ? entry.name : `${dirDisplay}/${entry.name}`, digest, stamp });
+          cache.keep(digest);
+          continue;
+        }
+      }
+      const named = dirInside ? { file: dirDisplay === '.' ? entry.name : `${dirDisplay}/${entry.name}`, relPath: `${folder}/${entry.name}` } : undefined;
+      const doc = loadDocument(abs, kind, plan.reuse, dirInside && entry.isFile(), named);
+      if (doc) bucket.push(doc);
+    }
+  };
+  loadFolder('groups', 'RuntimeGroup', result.groups);
+
+  // rules/** and files named by extensions (e.g. a FalcoProfile)
+  const addAux = (abs: string): void => {
+    const bytes = readInside(abs, MAX_FILE_BYTES);
+    if (!bytes) return;
+    const relPath = toSlash(path.relative(root, abs));
+    result.files.set(relPath, { relPath, file: display(abs), bytes });
+  };
+  walkAux(path.join(root, 'rules'), 0, addAux, problem);
+  const fleetSpec = specOf(result.fleet?.data);
+  for (const ext of extensions) {
+    for (const rel of ext.filesToLoad?.(fleetSpec) ?? []) {
+      if (typeof rel !== 'string' || result.files.has(toSlash(path.normalize(rel)))) continue;
+      const abs = path.resolve(root, rel);
+      // Paths outside the fleet are reported by the extension's rules (with file:line of the reference).
+      if (!isInside(root, abs) || !lexists(abs, true)) continue;
+      addAux(abs);
+    }
+  }
+
+  const byRel = (a: { relPath: string }, b: { relPath: string }): number => cmp(a.relPath, b.relPath);
+  result.groups.sort(byRel);
+  const plan = options.runtimePlan?.({ root, fleet: result.fleet, groups: result.groups, files: result.files }) ?? {};
+  loadFolder('runtimes', 'KymaRuntime', result.runtimes, plan);
+  cache.save();
+  result.runtimes.sort(byRel);
+  result.reusedRuntimes.sort(byRel);
+  return { root, displayRoot: display(root), ...result, diagnostics };
+}
+
+function specOf(data: unknown): Record<string, unknown> {
+  if (data && typeof data === 'object' && !Array.isArray(data)) {
+    const spec = (data as Record<string, unknown>).spec;
+    if (spec && typeof spec === 'object' && !Array.isArray(spec)) return spec as Record<string, unknown>;
+  }
+  return {};
+}
+
+function listFolder(
+  dir: string,
+  problem: (code: string, abs: string, message: string, severity?: 'error' | 'warning') => void,
+): fs.Dirent[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') problem('E_READ', dir, `cannot read folder (${code})`);
+    return [];
+  }
+  return entries.sort((a, b) => cmp(a.name, b.name));
+}
+
+/** Entries of `dir` by name, typed like readdir's (a name that vanished is left out). */
+function namedEntries(dir: string, names: readonly string[]): Array<{ name: string; isFile(): boolean; isDirectory(): boolean }> {
+  const out: Array<{ name: string; isFile(): boolean; isDirectory(): boolean }> = [];
+  for (const name of [...names].sort(cmp)) {
+    if (name.includes('/') || name.includes(path.sep) || name === '.' || name === '..') continue;
+    try {
+      const st = fs.lstatSync(path.join(dir, name));
+      out.push({ name, isFile: () => st.isFile(), isDirectory: () => st.isDirectory() });
+    } catch {
+      // gone since the listing: nothing to load
+    }
+  }
+  return out;
+}
+
+function walkAux(
+  dir: string,
+  depth: number,
+  add: (abs: string) => void,
+  problem: (code: string, abs: string, message: string, severity?: 'error' | 'warning') => void,
+  counter = { n: 0 },
+): void {
+  if (depth > MAX_AUX_DEPTH) {
+    problem('E_TOO_DEEP', dir, `folders nested deeper than ${MAX_AUX_DEPTH} levels are not read`);
+    return;
+  }
+  for (const entry of listFolder(dir, problem)) {
+    if (entry.name.startsWith('.')) continue;
+    const abs = path.join(dir, entry.name);
+    if (entry.isDirectory()) walkAux(abs, depth + 1, add, problem, counter);
+    else if (entry.isFile() || entry.isSymbolicLink()) {
+      if (++counter.n > MAX_AUX_FILES) {
+        if (counter.n === MAX_AUX_FILES + 1) problem('E_TOO_MANY', dir, `more than ${MAX_AUX_FILES} files under rules/`);
+        continue;
+      }
+      add(abs);
+    }
+  }
+}
+
+/** True when `child` is `parent` or below it (path.relative containment; never a string prefix test). */
+export function isInside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+function toSlash(p: string): string {
+  return p.split(path.sep).join('/');
+}

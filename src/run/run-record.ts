@@ -1,0 +1,106 @@
+// What the last successful synth of a fleet into an out folder knew, kept in the cache folder so
+// the next synth only parses, validates, resolves and renders what changed (issue 5): per runtime
+// file the digest of its bytes, its identity (for the checks across files), its diagnostics, the
+// input digest of its render and the files (with hashes) that render produced. The record is only
+// trusted when the fleet-wide inputs (code, fleet.yaml, groups, auxiliary files, options), the
+// time epoch of time-dependent rules and dist/'s index are exactly as that run left them.
+// Best effort: a missing, damaged or foreign record only means doing everything.
+
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { LoadedLayers } from '../load/load';
+import type { FleetModel, RuntimeIdentity } from '../validate/model';
+import { EXTENSIONS } from '../extensions';
+import { codeKey } from '../lib/code-key';
+import type { Diagnostic } from '../lib/diagnostics';
+import type { Target } from '../render/render-runtime';
+
+export interface RuntimeRecord {
+  /** sha256 of the runtime file's bytes. */
+  readonly digest: string;
+  /** The file's stamp when it was read (fleet/load.ts fileStamp), if it was settled then. */
+  readonly stamp?: string;
+  /** Identity without the file (display paths depend on the working folder, which is in the key). */
+  readonly identity: Omit<RuntimeIdentity, 'file'>;
+  /** Diagnostics of the file and of its resolved rules (warnings only: the run succeeded). */
+  readonly diagnostics: readonly Diagnostic[];
+  /** runtimeInputDigest of its last render. */
+  readonly input: string;
+  readonly targets: readonly Target[];
+}
+
+export interface RunRecord {
+  readonly version: 2;
+  /** Digest of the fleet-wide inputs (see layersKey). */
+  readonly key: string;
+  /** Instants (ms) at which time-dependent rules change their verdict (plugin timeThresholds). */
+  readonly thresholds: readonly number[];
+  /** How many thresholds had passed at that run's `now`. */
+  readonly epoch: number;
+  /** sha256 of dist/'s index text after that run (which lists the files of every runtime). */
+  readonly index: string;
+  /** The GitOps options of that run (JSON), which a runtime's own GitOps files depend on. */
+  readonly gitops: string;
+  /** By runtime file relPath (runtimes/<name>.yaml). */
+  readonly runtimes: Readonly<Record<string, RuntimeRecord>>;
+}
+
+/** The record file of one (working folder, fleet folder, out folder) triple. */
+function recordFile(cacheDir: string, cwd: string, fleetRoot: string, outDir: string): string {
+  const id = createHash('sha256').update(`${cwd}\0${fleetRoot}\0${outDir}`).digest('hex').slice(0, 16);
+  return path.join(cacheDir, `run-${id}.json`);
+}
+
+export function loadRunRecord(cacheDir: string, cwd: string, fleetRoot: string, outDir: string): RunRecord | undefined {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(recordFile(cacheDir, cwd, fleetRoot, outDir), 'utf8')) as RunRecord;
+    if (parsed.version !== 2 || typeof parsed.key !== 'string' || typeof parsed.runtimes !== 'object' || parsed.runtimes === null) return undefined;
+    if (!Array.isArray(parsed.thresholds) || typeof parsed.epoch !== 'number' || typeof parsed.index !== 'string' || typeof parsed.gitops !== 'string') return undefined;
+    return parsed;
+  } catch {
+    return undefined;
+  }
+}
+
+export function saveRunRecord(cacheDir: string, cwd: string, fleetRoot: string, outDir: string, record: RunRecord): void {
+  const file = recordFile(cacheDir, cwd, fleetRoot, outDir);
+  try {
+    fs.mkdirSync(cacheDir, { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(record));
+    fs.renameSync(tmp, file);
+  } catch {
+    // best effort: a read-only cache folder only costs time
+  }
+}
+
+/** Digest of everything above the runtime files: the program, fleet.yaml, groups, auxiliary files and options. */
+export function layersKey(layers: LoadedLayers, options: Readonly<Record<string, unknown>>): string {
+  const h = createHash('sha256').update(codeKey()).update('\0').update(JSON.stringify(options)).update('\0');
+  h.update(`fleet.yaml\0${layers.fleet?.digest ?? '-'}\0`);
+  for (const g of layers.groups) h.update(`${g.relPath}\0${g.digest}\0`);
+  for (const rel of [...layers.files.keys()].sort()) h.update(`${rel}\0`).update(layers.files.get(rel)!.bytes).update('\0');
+  return h.digest('hex');
+}
+
+/** How many of `thresholds` lie strictly before `now` (rules compare `expiresAt < now`). */
+export function epochOf(thresholds: readonly number[], now: Date): number {
+  const t = now.getTime();
+  return thresholds.filter((x) => x < t).length;
+}
+
+/** Instants at which the extensions' time-dependent rules change their verdict (sorted). */
+export function timeThresholds(model: FleetModel): number[] {
+  return EXTENSIONS.flatMap((e) => (e.timeThresholds ? [...e.timeThresholds(model.extensionState.get(e.name) as never)] : [])).sort((a, b) => a - b);
+}
+
+/** A runtime's diagnostics as a record keeps them: its own file as '' (display paths depend on the working folder). */
+export function recordedDiagnostics(diagnostics: readonly Diagnostic[], file: string): Diagnostic[] {
+  return diagnostics.map((d) => (d.file === file ? { ...d, file: '' } : d));
+}
+
+/** Recorded diagnostics of a runtime, shown for its file as it is displayed in this run. */
+export function shownDiagnostics(diagnostics: readonly Diagnostic[], file: string): Diagnostic[] {
+  return diagnostics.map((d) => (d.file === '' ? { ...d, file } : d));
+}
