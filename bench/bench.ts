@@ -52,12 +52,12 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { parseDocument, isSeq } from 'yaml';
-import { loadFleet } from '../src/fleet/load';
-import { resolveFleet } from '../src/fleet/resolve';
-import { checkResolved } from '../src/fleet/resolved-rules';
-import { validateFleet } from '../src/fleet/validate';
+import { loadFleet } from '../src/load/load';
+import { resolveFleet } from '../src/resolve/resolve';
+import { checkResolved } from '../src/resolve/resolved-rules';
+import { validateFleet } from '../src/validate/validate';
 import { formatDiagnostic, hasErrors, normalizeDiagnostics } from '../src/lib/diagnostics';
-import { INDEX_FILE } from '../src/write/index-file';
+import { INDEX_FILE } from '../src/lib/dist-index';
 import { type FleetStats, generateFleet, hashTree, NOW, REPO_ROOT, selfCheck } from './generate-fleet';
 import { packTree } from './floor';
 import { countFiles, fileInodes, load1, measureNode, newFiles, type ProcessRun, removeTree, rssSource, settle, sleepMs, type Spread, spread } from './measure';
@@ -87,7 +87,7 @@ const LABEL: Record<Scenario, string> = {
   'floor-write': 'floor: write the same dist/ bytes, nothing else',
   'floor-tojson': 'floor: cdk8s chart.toJson() of the same objects',
 };
-/** Threads of the floors: as many as a cold synth's parts (workerCount in src/parallel/pool.ts). */
+/** Threads of the floors: as many as a cold synth's parts (workerCount in src/run/parallel/pool.ts). */
 const FLOOR_THREADS = Math.min(os.availableParallelism(), 4);
 
 // ---------------------------------------------------------------------------------------------
@@ -97,7 +97,7 @@ const PHASES = ['load', 'validate', 'resolve', 'resolvedRules', 'normalize'] as 
 type Phase = (typeof PHASES)[number];
 type PhaseTimes = Record<Phase | 'total', number>;
 
-/** In the phases child: the steps of checkFleet (src/fleet/check.ts), timed one by one. */
+/** In the phases child: the steps of checkFleet (src/run/check.ts), timed one by one. */
 function timePhases(fleetDir: string): PhaseTimes & { runtimes: number } {
   const now = new Date(NOW);
   const t: number[] = [performance.now()];

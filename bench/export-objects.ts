@@ -13,9 +13,9 @@
 import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { checkFleet } from '../src/fleet/check';
+import { checkFleet } from '../src/run/check';
 import { cmp, formatDiagnostic } from '../src/lib/diagnostics';
-import { renderGitops } from '../src/render/gitops';
+import { renderGitops } from '../src/gitops/gitops';
 import { renderRuntime, TARGETS } from '../src/render/render-runtime';
 
 export interface ExportStats {

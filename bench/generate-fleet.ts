@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { checkFleet } from '../src/fleet/check';
+import { checkFleet } from '../src/run/check';
 import { formatDiagnostic } from '../src/lib/diagnostics';
 
 /** The repository: bench/ (TypeScript sources, in tests) or lib/bench/ (compiled) lie below it. */

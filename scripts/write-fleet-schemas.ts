@@ -3,7 +3,7 @@
 // a test fails when the committed files are stale. Run: npm run schemas
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { KINDS, schemaFor } from '../src/fleet/schema';
+import { KINDS, schemaFor } from '../src/validate/schema';
 
 export function renderFleetSchemas(): Map<string, string> {
   const out = new Map<string, string>();

@@ -1,15 +1,15 @@
 // Build step (`npm run build`): compiles the fleet document schemas of the built-in extensions to
 // standalone ajv validators in lib/generated/fleet-validators.js, so no run pays ajv's compile
 // (~0.2 s of every validate, no-op or one-changed synth). Generated code, never edited by hand;
-// src/fleet/schema-check.ts uses it only while its schema digest matches the current schemas, and
+// src/validate/schema-check.ts uses it only while its schema digest matches the current schemas, and
 // compiles at run time otherwise.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import standaloneCode from 'ajv/dist/standalone';
 import { EXTENSIONS } from '../src/extensions';
-import { FLEET_KINDS, newFleetAjv, schemasDigest } from '../src/fleet/schema-check';
-import { schemaFor } from '../src/fleet/schema';
+import { FLEET_KINDS, newFleetAjv, schemasDigest } from '../src/validate/schema-check';
+import { schemaFor } from '../src/validate/schema';
 
 const out = path.join(__dirname, '..', 'generated', 'fleet-validators.js');
 const ajv = newFleetAjv({ source: true });
