@@ -63,15 +63,20 @@ function codeRunningCredential(user: { exec?: unknown; authProvider?: unknown } 
 
 /**
  * Reads the operator's kubeconfig file (a trusted input: token-file and certificate paths are
- * honoured) and returns a KubeConfig for `context`. Throws KubeconfigProblem when the file cannot
- * be read, the context is missing, or its user runs code and `allowExec` is false.
+ * honoured) and returns a KubeConfig for `context` (undefined: the file's current-context).
+ * Throws KubeconfigProblem when the file cannot be read, the context is missing, or its user runs
+ * code and `allowExec` is false.
  */
-export function kubeConfigForContext(k8s: K8sModule, file: string, context: string, allowExec: boolean, role: string): K8s.KubeConfig {
+export function kubeConfigForContext(k8s: K8sModule, file: string, context: string | undefined, allowExec: boolean, role: string): K8s.KubeConfig {
   const base = new k8s.KubeConfig();
   try {
     base.loadFromFile(file);
   } catch (err) {
     throw new KubeconfigProblem('Invalid', `cannot read kubeconfig ${file}: ${sanitizeMessage(errorText(err), 200)}`);
+  }
+  if (context === undefined) {
+    context = base.getCurrentContext();
+    if (!context) throw new KubeconfigProblem('Invalid', `kubeconfig ${file} has no current-context; name the ${role} context`);
   }
   const ctx = base.getContextObject(context);
   if (!ctx) {

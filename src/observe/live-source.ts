@@ -12,11 +12,11 @@
 // (phase 1), the rest with GETs; runtimes are then observed by a pool of `concurrency` workers,
 // each with at most MAX_REQUESTS_IN_FLIGHT_PER_RUNTIME requests in flight (phase 2). A 401 from
 // the KCP or the Garden, or either being unreachable, stops the run at once (GlobalFailure); every
-// other failure only makes that cluster of that runtime unread (ReadFailure).
+// other failure only makes that cluster of that runtime unread (ReadFailure). With `inventory`, one
+// paged LIST of every Runtime CR of the KCP namespace more (./inventory.ts). Options and helpers:
+// ./live-settings.ts.
 
 import type * as K8s from '@kubernetes/client-node';
-import { EXTENSIONS } from '../extensions';
-import { type SkrKind, statusSkrKinds } from '../extensions/status-hook';
 import {
   type Gvr,
   type K8sModule,
@@ -25,7 +25,6 @@ import {
   NOT_FOUND,
   type NotFound,
   ReadError,
-  type RequestPolicy,
   RunControl,
   RunStopped,
   describeTarget,
@@ -45,52 +44,20 @@ import type {
   ReadFailure,
   RuntimeRef,
 } from './observed';
+import { type KcpInventory, makeInventory } from './inventory';
+import { apiPath, bulkKey, cmp, dedupe, dedupeFailures, isRecord, type LiveOptions, MAX_REQUESTS_IN_FLIGHT_PER_RUNTIME, MAX_SKR_OBJECTS_PER_KIND, normalise, resourceOf, type Settings, stopped } from './live-settings';
 import { sanitizeMessage } from './sanitize';
-import { parseSkrServerPatterns, type SkrServerPattern } from '../lib/skr-servers';
 
-export interface LiveOptions {
-  /** Path of a kubeconfig file with the KCP and Garden contexts (trusted: read from CI secrets). */
-  kubeconfig: string;
-  kcpContext: string;
-  gardenContext: string;
-  /**
-   * Allow users with `exec` or `auth-provider` (they run local commands) in the operator's
-   * kubeconfig. Refused otherwise (H62). Never allowed in the runtimes' kubeconfig secrets.
-   * @default false
-   */
-  allowExec?: boolean;
-  /**
-   * Host patterns of the runtime API servers that kubeconfig secrets may point at (the fleet's
-   * skrApiServers, ./skr-servers.ts). A secret whose server no pattern allows is refused for its
-   * runtime (RefusedCredentials) and nothing is sent there; undefined or empty allows none.
-   */
-  skrApiServers?: readonly string[];
-  /** Runtimes observed in parallel. @default 8 */
-  concurrency?: number;
-  /** Per request attempt: connect, headers and body. @default 10000 */
-  timeoutMs?: number;
-  /** Further attempts after a 429 or 5xx. @default 3 */
-  retries?: number;
-  /**
-   * A namespace with at least this many wanted objects of a kind is read with one paged LIST
-   * instead of one GET per object; 0 always lists. @default 50
-   */
-  listThreshold?: number;
-  /** First backoff delay between attempts (doubles each time, with jitter). @default 250 */
-  backoffMs?: number;
-  /** Kinds read from every runtime cluster. @default the skrKinds of the registered extensions' status hooks */
-  skrKinds?: readonly SkrKind[];
-}
-
-export const DEFAULT_CONCURRENCY = 8;
-export const DEFAULT_TIMEOUT_MS = 10_000;
-export const DEFAULT_RETRIES = 3;
-export const DEFAULT_LIST_THRESHOLD = 50;
-export const DEFAULT_BACKOFF_MS = 250;
-/** Runtime CR, KCP Kyma, Shoot and secret; then the SKR Kyma and the lists of the SKR kinds. */
-export const MAX_REQUESTS_IN_FLIGHT_PER_RUNTIME = 4;
-/** More objects than this of one SKR kind on one runtime make its SKR read fail (InvalidData). */
-export const MAX_SKR_OBJECTS_PER_KIND = 10_000;
+export {
+  DEFAULT_BACKOFF_MS,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_LIST_THRESHOLD,
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  type LiveOptions,
+  MAX_REQUESTS_IN_FLIGHT_PER_RUNTIME,
+  MAX_SKR_OBJECTS_PER_KIND,
+} from './live-settings';
 
 const RUNTIME: Gvr = { group: 'infrastructuremanager.kyma-project.io', version: 'v1', plural: 'runtimes', kind: 'Runtime' };
 const KYMA: Gvr = { group: 'operator.kyma-project.io', version: 'v1beta2', plural: 'kymas', kind: 'Kyma' };
@@ -98,8 +65,6 @@ const SHOOT: Gvr = { group: 'core.gardener.cloud', version: 'v1beta1', plural: '
 const SKR_KYMA_NAMESPACE = 'kyma-system';
 const SKR_KYMA_NAME = 'default';
 const KUBECONFIG_KEY = 'config';
-
-const CLUSTER_ORDER: Readonly<Record<ClusterRole, number>> = { kcp: 0, garden: 1, skr: 2 };
 
 /** The outcome of one read: the object (undefined = not found) or why it failed. */
 type Read<T> = { readonly ok: true; readonly value: T | undefined } | { readonly ok: false; readonly failure: ReadFailure };
@@ -137,10 +102,13 @@ export async function observeLive(refs: readonly RuntimeRef[], options: LiveOpti
   const kcp = new KubeReader(k8s, kcpConfig, 'kcp', settings.policy, run);
   const garden = new KubeReader(k8s, gardenConfig, 'garden', settings.policy, run);
 
+  const namespaces = [...new Set(unique.map((r) => r.kcpNamespace))];
+  let inventory: KcpInventory | undefined;
   try {
     await Promise.all([
       source.listPhase(kcp, [RUNTIME, KYMA], unique, (r) => [r.kcpNamespace, r.runtimeID.toLowerCase()]),
       source.listPhase(garden, [SHOOT], unique, (r) => [r.shootNamespace, r.shootName]),
+      settings.inventory && namespaces.length === 1 ? source.inventory(kcp, namespaces[0]!).then((i) => void (inventory = i)) : undefined,
     ]);
   } catch (err) {
     if (!(err instanceof RunStopped)) throw err;
@@ -159,52 +127,7 @@ export async function observeLive(refs: readonly RuntimeRef[], options: LiveOpti
 
   const runtimes = new Map<string, ObservedRuntime>();
   for (const o of observed) runtimes.set(o.ref.name, o);
-  return { runtimes, warnings: source.sortedWarnings() };
-}
-
-interface Settings {
-  readonly allowExec: boolean;
-  readonly skrApiServers: readonly SkrServerPattern[];
-  readonly concurrency: number;
-  readonly listThreshold: number;
-  readonly policy: RequestPolicy;
-  readonly skrKinds: readonly SkrKind[];
-}
-
-function normalise(o: LiveOptions): Settings {
-  const int = (name: string, v: number | undefined, dflt: number, min: number, max: number): number => {
-    const n = v ?? dflt;
-    if (!Number.isInteger(n) || n < min || n > max) throw new RangeError(`${name} must be an integer from ${min} to ${max} (got ${String(v)})`);
-    return n;
-  };
-  return {
-    allowExec: o.allowExec === true,
-    skrApiServers: parseSkrServerPatterns(o.skrApiServers ?? []),
-    concurrency: int('concurrency', o.concurrency, DEFAULT_CONCURRENCY, 1, 256),
-    listThreshold: int('listThreshold', o.listThreshold, DEFAULT_LIST_THRESHOLD, 0, Number.MAX_SAFE_INTEGER),
-    skrKinds: o.skrKinds ?? statusSkrKinds(EXTENSIONS),
-    policy: {
-      timeoutMs: int('timeoutMs', o.timeoutMs, DEFAULT_TIMEOUT_MS, 1, 3_600_000),
-      retries: int('retries', o.retries, DEFAULT_RETRIES, 0, 10),
-      backoffMs: int('backoffMs', o.backoffMs, DEFAULT_BACKOFF_MS, 0, 60_000),
-      maxRetryAfterMs: 30_000,
-      maxResponseBytes: 64 * 1024 * 1024,
-      pageSize: 500,
-      maxPages: 1_000,
-    },
-  };
-}
-
-function dedupe(refs: readonly RuntimeRef[]): RuntimeRef[] {
-  const seen = new Set<string>();
-  return refs.filter((r) => !seen.has(r.name) && seen.add(r.name) !== undefined);
-}
-
-/** The observation of a stopped run: the global failure, every runtime present, nothing read. */
-function stopped(refs: readonly RuntimeRef[], run: RunControl): Observation {
-  const runtimes = new Map<string, ObservedRuntime>();
-  for (const ref of refs) runtimes.set(ref.name, { ref, skrObjects: new Map(), read: new Set(), failures: [] });
-  return { runtimes, global: run.global, warnings: [] };
+  return { runtimes, warnings: source.sortedWarnings(), ...(inventory ? { inventory } : {}) };
 }
 
 class LiveRun {
@@ -262,6 +185,24 @@ class LiveRun {
     else if (read.failure.reason === 'Forbidden') bulk = { mode: 'get' };
     else bulk = { mode: 'failed', failure: read.failure };
     this.bulk.set(bulkKey(reader.role, gvr, ns), bulk);
+  }
+
+  /** Every Runtime CR of the KCP namespace (one paged LIST); undefined, with a warning, when it cannot be listed. */
+  async inventory(kcp: KubeReader, namespace: string): Promise<KcpInventory | undefined> {
+    const objects: KubeObject[] = [];
+    const where = `live:kcp:${apiPath(RUNTIME, namespace)}`;
+    const read = await this.settle(kcp, () =>
+      kcp.listObjects(RUNTIME, namespace, (item, index) => {
+        const obj = toKubeObject(item, RUNTIME);
+        if (typeof obj === 'string') this.warnings.push({ where, pointer: `/items/${index}`, message: `${obj}; not in the inventory` });
+        else objects.push(obj);
+      }),
+    );
+    if (!read.ok) {
+      this.warnings.push({ where, pointer: '', message: `the KCP's Runtime CRs could not be listed (${read.failure.message}); runtimes the fleet does not manage are not reported` });
+      return undefined;
+    }
+    return makeInventory(namespace, objects);
   }
 
   /** Phase 2 for one runtime: KCP, Garden and the secret in parallel, then the SKR. */
@@ -402,35 +343,4 @@ class LiveRun {
       return { ok: false, failure: { cluster: role, reason: err.reason, message: err.message } };
     }
   }
-}
-
-function dedupeFailures(failures: readonly ReadFailure[]): ReadFailure[] {
-  const seen = new Set<string>();
-  return failures
-    .map((f) => ({ ...f, message: sanitizeMessage(f.message) }))
-    .sort((a, b) => CLUSTER_ORDER[a.cluster] - CLUSTER_ORDER[b.cluster] || cmp(a.reason, b.reason) || cmp(a.message, b.message))
-    .filter((f) => {
-      const k = `${f.cluster}\u0000${f.reason}\u0000${f.message}`;
-      return !seen.has(k) && seen.add(k) !== undefined;
-    });
-}
-
-function bulkKey(role: ClusterRole, gvr: Gvr, ns: string): string {
-  return `${role}\u0000${gvr.group}\u0000${gvr.plural}\u0000${ns}`;
-}
-
-function apiPath(gvr: Gvr, ns: string | undefined): string {
-  return `/apis/${gvr.group}/${gvr.version}${ns !== undefined ? `/namespaces/${ns}` : ''}/${gvr.plural}`;
-}
-
-function resourceOf(gvr: Gvr): string {
-  return `${gvr.plural}.${gvr.group}`;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

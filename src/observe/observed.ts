@@ -4,6 +4,7 @@
 // states. Nothing here does I/O.
 
 import type { KubeObject } from '../lib/kube-object';
+import type { KcpInventory } from './inventory';
 
 /** A Kubernetes object as read from a cluster or a dump (defined in src/lib, where extensions see it too). */
 export type { KubeObject } from '../lib/kube-object';
@@ -64,7 +65,7 @@ export interface ObservedRuntime {
 
 /** A problem of the whole run (exit 5): bad credentials for KCP or Garden, an unreadable dump folder. */
 export interface GlobalFailure {
-  readonly reason: 'Unauthorized' | 'UnreadableDump' | 'Unreachable' | 'RefusedCredentials';
+  readonly reason: 'Unauthorized' | 'UnreadableDump' | 'Unreachable' | 'RefusedCredentials' | 'Forbidden';
   readonly message: string;
 }
 
@@ -82,4 +83,9 @@ export interface Observation {
   readonly runtimes: ReadonlyMap<string, ObservedRuntime>;
   readonly global?: GlobalFailure;
   readonly warnings: readonly ObservationWarning[];
+  /**
+   * Every Runtime CR of the fleet's KCP namespace, when the source read all of it (a dump's whole
+   * kcp/ folder; live, one LIST when asked for): what `status` compares with the fleet.
+   */
+  readonly inventory?: KcpInventory;
 }
