@@ -5,29 +5,13 @@
 
 import { cmp } from '../lib/diagnostics';
 import type { KubeObject } from '../lib/kube-object';
-import type { RuntimeRef } from './observed';
+import type { KcpInventory, KcpRuntimeEntry, RuntimeRef } from './observed';
+
+export type { KcpInventory, KcpRuntimeEntry } from './observed';
 
 const RUNTIME_ID_LABEL = 'kyma-project.io/runtime-id';
 const SHOOT_NAME_LABEL = 'kyma-project.io/shoot-name';
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
-/** One Runtime CR of the KCP, as much as the inventory needs. */
-export interface KcpRuntimeEntry {
-  /** The runtime ID: its runtime-id label, else its name. */
-  readonly runtimeID: string;
-  /** namespace/name of the Runtime CR. */
-  readonly object: string;
-  readonly shootName?: string;
-  readonly plan?: string;
-  readonly region?: string;
-}
-
-/** Every Runtime CR of the fleet's KCP namespace, when the whole namespace was read. */
-export interface KcpInventory {
-  readonly namespace: string;
-  /** Sorted by runtime ID. */
-  readonly runtimes: readonly KcpRuntimeEntry[];
-}
 
 /** The inventory entry of a Runtime CR. */
 export function inventoryEntry(obj: KubeObject): KcpRuntimeEntry {

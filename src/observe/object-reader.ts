@@ -1,8 +1,8 @@
 // Reads every object of one kind from the Kyma Control Plane or the Garden, the two ways `status`
 // reads clusters: a dump folder (DIR/kcp/ or DIR/garden/, laid out as for `status --from`, any
 // file names, Lists or single objects) or live through a kubeconfig context (one paged LIST). Used
-// by the onboarding commands: Runtime CRs and ModuleReleaseMetas of the KCP, the Garden's
-// FalcoProfile. A read either succeeds as a whole, with warnings for bad items, or fails as a
+// by the onboarding commands: Runtime CRs and ModuleReleaseMetas of the KCP, and the Garden objects
+// extensions keep snapshots of. A read either succeeds as a whole, with warnings for bad items, or fails as a
 // whole (`global`, exit 5); a dump whose files could not all be read is marked incomplete.
 
 import * as path from 'node:path';

@@ -4,7 +4,6 @@
 // states. Nothing here does I/O.
 
 import type { KubeObject } from '../lib/kube-object';
-import type { KcpInventory } from './inventory';
 
 /** A Kubernetes object as read from a cluster or a dump (defined in src/lib, where extensions see it too). */
 export type { KubeObject } from '../lib/kube-object';
@@ -88,4 +87,22 @@ export interface Observation {
    * kcp/ folder; live, one LIST when asked for): what `status` compares with the fleet.
    */
   readonly inventory?: KcpInventory;
+}
+
+/** One Runtime CR of the KCP, as much as the inventory needs. */
+export interface KcpRuntimeEntry {
+  /** The runtime ID: its runtime-id label, else its name. */
+  readonly runtimeID: string;
+  /** namespace/name of the Runtime CR. */
+  readonly object: string;
+  readonly shootName?: string;
+  readonly plan?: string;
+  readonly region?: string;
+}
+
+/** Every Runtime CR of the fleet's KCP namespace, when the whole namespace was read. */
+export interface KcpInventory {
+  readonly namespace: string;
+  /** Sorted by runtime ID. */
+  readonly runtimes: readonly KcpRuntimeEntry[];
 }
