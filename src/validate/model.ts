@@ -5,6 +5,7 @@ import type { AuxFile } from '../extensions/types';
 import type { DocPath } from '../lib/diagnostics';
 import type { LabelSelector } from '../lib/labels';
 import type { GitopsOptions } from '../gitops/gitops';
+import type { RolloutConfig } from './rollout-options';
 import type { PositionIndex } from '../lib/yaml/positions';
 
 export type LayerKind = 'defaults' | 'group' | 'runtime';
@@ -104,6 +105,8 @@ export interface FleetOptions {
   readonly maxRemovalShare: number;
   /** Host patterns of runtime API servers the status reporter may contact (src/lib/skr-servers.ts); undefined: none. */
   readonly skrApiServers?: readonly string[];
+  /** Rollout rings (Fleet.spec.rollout, ./rollout-options.ts); undefined without them. */
+  readonly rollout?: RolloutConfig;
   /** Fleet.spec as written, for extensions that read their own fleet-wide options. */
   readonly spec: Readonly<Record<string, unknown>>;
 }

@@ -6,6 +6,7 @@ import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin, JsonSchema } from '../extensions/types';
 import { GITOPS_OPTIONS_SCHEMA } from '../gitops/gitops-schema';
 import { fleetOptionSchemas } from './fleet-options';
+import { rolloutSchema } from './rollout-options';
 
 import { API_VERSION, KINDS, type FleetKind } from '../load/kinds';
 
@@ -211,6 +212,7 @@ export function fleetSchema(extensions: readonly ExtensionPlugin<any>[] = EXTENS
         properties: extModules,
       },
       gitops: GITOPS_OPTIONS_SCHEMA,
+      rollout: rolloutSchema(LABEL_SELECTOR),
       removalGuard: {
         type: 'object',
         additionalProperties: false,

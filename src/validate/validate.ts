@@ -13,6 +13,7 @@ import type { LoadedDocument, LoadedFleet } from '../load/load';
 import { type FleetModel, type FleetOptions, type GroupDeclaration, identityOf, type Layer, type Policy, type Pos, type RuntimeDeclaration, type RuntimeIdentity } from './model';
 import { PositionIndex } from '../lib/yaml/positions';
 import { API_VERSION, type FleetKind, SETTINGS_PATH } from './schema';
+import { readRolloutOptions } from './rollout-options';
 import { checkDocumentSchema } from './schema-check';
 import { checkCoreSettings, MODULE_NAME_PATTERN } from './settings-rules';
 import { scanValues } from './value-scan';
@@ -343,7 +344,8 @@ function readFleetOptions(spec: Rec, extensions: readonly ExtensionPlugin<any>[]
     const parsed = parseSkrServerPattern(p);
     if (typeof parsed === 'string') reporter.report(['skrApiServers', index], 'E_SKR_API_SERVER', `${parsed} (got ${quote(p)})`);
   });
-  return { kcpNamespace, extensionModules, policies, gitops, maxRemovalShare, skrApiServers, spec };
+  const rollout = readRolloutOptions(spec, reporter);
+  return { kcpNamespace, extensionModules, policies, gitops, maxRemovalShare, skrApiServers, ...(rollout ? { rollout } : {}), spec };
 }
 
 function readGroup(doc: LoadedDocument, data: Rec, sink: Diagnostic[]): GroupDeclaration | undefined {
