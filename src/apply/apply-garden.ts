@@ -40,7 +40,8 @@ export interface GardenTarget {
 }
 
 export interface GardenApplyOptions {
-  readonly kubeconfig: string;
+  /** Kubeconfig file, or files merged as kubectl merges $KUBECONFIG. */
+  readonly kubeconfig: string | readonly string[];
   readonly gardenContext: string;
   readonly allowExec: boolean;
   readonly concurrency: number;
@@ -82,7 +83,7 @@ export async function applyGarden(targets: readonly GardenTarget[], options: Gar
     config = kubeConfigForContext(k8s, options.kubeconfig, options.gardenContext, options.allowExec, 'Garden');
   } catch (err) {
     if (!(err instanceof KubeconfigProblem)) throw err;
-    return { global: { reason: 'RefusedCredentials', message: err.message }, results: new Map() };
+    return { global: { reason: err.failureReason, message: err.message }, results: new Map() };
   }
   const garden = new KubeReader(
     k8s,

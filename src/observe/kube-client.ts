@@ -10,6 +10,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type * as K8s from '@kubernetes/client-node';
 import { parseFleetYaml } from '../lib/yaml/parse-yaml';
+import { KubeconfigFileError, loadKubeconfigFiles } from '../lib/kubeconfig-files';
 import type { ClusterRole, FailureReason, GlobalFailure, KubeObject } from './observed';
 import { sanitizeMessage } from './sanitize';
 import { checkSkrServer, type SkrServerPattern } from '../lib/skr-servers';
@@ -40,13 +41,18 @@ const MAX_SCANNED_LENGTH = 64 * 1024;
 // ---------------------------------------------------------------------------------------------
 // Kubeconfigs
 
-/** A kubeconfig that cannot be used: unreadable, a missing context, or refused credentials. */
+/** A kubeconfig that cannot be used: a file the OS refuses, content that is not usable, or refused credentials. */
 export class KubeconfigProblem extends Error {
   constructor(
-    readonly reason: 'Invalid' | 'Refused',
+    readonly reason: 'Unreadable' | 'Invalid' | 'Refused',
     message: string,
   ) {
     super(message);
+  }
+
+  /** The reason of the global failure (exit 5) when this stops a run with the operator's kubeconfig. */
+  get failureReason(): GlobalFailure['reason'] {
+    return this.reason === 'Unreadable' ? 'UnreadableKubeconfig' : this.reason === 'Invalid' ? 'InvalidKubeconfig' : 'RefusedCredentials';
   }
 }
 
@@ -62,17 +68,20 @@ function codeRunningCredential(user: { exec?: unknown; authProvider?: unknown } 
 }
 
 /**
- * Reads the operator's kubeconfig file (a trusted input: token-file and certificate paths are
- * honoured) and returns a KubeConfig for `context` (undefined: the file's current-context).
- * Throws KubeconfigProblem when the file cannot be read, the context is missing, or its user runs
- * code and `allowExec` is false.
+ * Reads the operator's kubeconfig (a trusted input: token-file and certificate paths are honoured;
+ * several files are merged as kubectl merges $KUBECONFIG, ../lib/kubeconfig-files.ts) and returns a
+ * KubeConfig for `context` (undefined: the current-context). Throws KubeconfigProblem when a file
+ * cannot be read (Unreadable, with the OS error), the content or context is unusable (Invalid), or
+ * its user runs code and `allowExec` is false (Refused).
  */
-export function kubeConfigForContext(k8s: K8sModule, file: string, context: string | undefined, allowExec: boolean, role: string): K8s.KubeConfig {
-  const base = new k8s.KubeConfig();
+export function kubeConfigForContext(k8s: K8sModule, files: string | readonly string[], context: string | undefined, allowExec: boolean, role: string): K8s.KubeConfig {
+  const file = typeof files === 'string' ? files : files.join(', ');
+  let base: K8s.KubeConfig;
   try {
-    base.loadFromFile(file);
+    base = loadKubeconfigFiles(k8s, typeof files === 'string' ? [files] : files);
   } catch (err) {
-    throw new KubeconfigProblem('Invalid', `cannot read kubeconfig ${file}: ${sanitizeMessage(errorText(err), 200)}`);
+    if (err instanceof KubeconfigFileError) throw new KubeconfigProblem(err.kind, sanitizeMessage(err.message, 300));
+    throw err;
   }
   if (context === undefined) {
     context = base.getCurrentContext();

@@ -10,8 +10,8 @@ import { sanitizeMessage } from './sanitize';
 import { parseSkrServerPatterns, type SkrServerPattern } from '../lib/skr-servers';
 
 export interface LiveOptions {
-  /** Path of a kubeconfig file with the KCP and Garden contexts (trusted: read from CI secrets). */
-  kubeconfig: string;
+  /** Kubeconfig file, or files merged as kubectl merges $KUBECONFIG, with the KCP and Garden contexts (trusted: read from CI secrets). */
+  kubeconfig: string | readonly string[];
   kcpContext: string;
   gardenContext: string;
   /**

@@ -94,7 +94,7 @@ export async function observeLive(refs: readonly RuntimeRef[], options: LiveOpti
     gardenConfig = kubeConfigForContext(k8s, options.kubeconfig, options.gardenContext, settings.allowExec, 'Garden');
   } catch (err) {
     if (!(err instanceof KubeconfigProblem)) throw err;
-    run.fail({ reason: 'RefusedCredentials', message: err.message });
+    run.fail({ reason: err.failureReason, message: err.message });
     return stopped(unique, run);
   }
 

@@ -64,7 +64,8 @@ export interface ObservedRuntime {
 
 /** A problem of the whole run (exit 5): bad credentials for KCP or Garden, an unreadable dump folder. */
 export interface GlobalFailure {
-  readonly reason: 'Unauthorized' | 'UnreadableDump' | 'Unreachable' | 'RefusedCredentials' | 'Forbidden';
+  /** UnreadableKubeconfig: a kubeconfig file the OS refuses (the message has its error); InvalidKubeconfig: not a kubeconfig, or a context, cluster or user it lacks. */
+  readonly reason: 'Unauthorized' | 'UnreadableDump' | 'Unreachable' | 'RefusedCredentials' | 'Forbidden' | 'UnreadableKubeconfig' | 'InvalidKubeconfig';
   readonly message: string;
 }
 

@@ -593,13 +593,16 @@ describe('observeLive: credentials that run code (H62)', () => {
     expect(fleet.all()).toEqual([]);
   });
 
-  it('a missing context or an unreadable kubeconfig is a global RefusedCredentials failure', async () => {
+  it('a missing context is a global InvalidKubeconfig failure; an unreadable kubeconfig UnreadableKubeconfig with the OS error (not a credentials problem)', async () => {
     const fleet = await startFleet({ count: 1 });
     const missing = await observeLive(fleet.refs, fleet.options({ gardenContext: 'nope' }));
-    expect(missing.global).toEqual({ reason: 'RefusedCredentials', message: `kubeconfig ${fleet.kubeconfig} has no context "nope" (the Garden context); it has: garden, kcp` });
+    expect(missing.global).toEqual({ reason: 'InvalidKubeconfig', message: `kubeconfig ${fleet.kubeconfig} has no context "nope" (the Garden context); it has: garden, kcp` });
     const unreadable = await observeLive(fleet.refs, fleet.options({ kubeconfig: path.join(fleet.dir, 'absent.yaml') }));
-    expect(unreadable.global?.reason).toBe('RefusedCredentials');
-    expect(unreadable.global?.message).toMatch(/^cannot read kubeconfig .*absent\.yaml: ENOENT/);
+    expect(unreadable.global?.reason).toBe('UnreadableKubeconfig');
+    expect(unreadable.global?.message).toMatch(/^cannot read kubeconfig .*absent\.yaml: ENOENT: no such file or directory/);
+    const folder = await observeLive(fleet.refs, fleet.options({ kubeconfig: fleet.dir }));
+    expect(folder.global?.reason).toBe('UnreadableKubeconfig');
+    expect(folder.global?.message).toMatch(/^cannot read kubeconfig .*: EISDIR: illegal operation on a directory/);
   });
 
   it('refuses exec and auth-provider inside a runtime\'s kubeconfig secret, with or without --allow-exec; local files always', async () => {
