@@ -27,7 +27,9 @@ export interface RenderedRuntime {
   readonly shootResourcesByType: Readonly<Record<string, readonly string[]>>;
 }
 
-export function renderRuntime(model: FleetModel, resolved: ResolvedRuntime, extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS): RenderedRuntime {
+export function renderRuntime(fleetModel: FleetModel, resolved: ResolvedRuntime, extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS): RenderedRuntime {
+  // A runtime whose rollout ring is on other fleet-wide layers renders with their model.
+  const model = resolved.revisionModel ?? fleetModel;
   const rt = resolved.runtime;
   const renderings: Array<{ plugin: ExtensionPlugin<any>; rendering: ExtensionRendering; enabled: boolean }> = [];
   for (const plugin of extensions) {

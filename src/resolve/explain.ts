@@ -39,7 +39,9 @@ function explainSource(s: Source): ExplainedSource {
   return { layer: s.layer, name: s.name, location: `${s.file}:${s.line}:${s.col}` };
 }
 
-export function explainRuntime(model: FleetModel, r: ResolvedRuntime): Explanation {
+export function explainRuntime(fleetModel: FleetModel, r: ResolvedRuntime): Explanation {
+  // Resolved at its rollout ring's revision: the defaults are that revision's fleet.yaml.
+  const model = r.revisionModel ?? fleetModel;
   const rt = r.runtime;
   return {
     name: rt.name,

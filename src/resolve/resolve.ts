@@ -64,6 +64,12 @@ export interface ResolvedRuntime {
   readonly settings: ResolvedSettings;
   /** Every resolved leaf with its provenance, sorted by path. */
   readonly assignments: readonly Assignment[];
+  /**
+   * The model of the rollout revision it was resolved against, when that is not the fleet's model
+   * (its ring is on other fleet-wide layers: src/rollout/ring-resolve.ts); render, explain and
+   * status use it instead of the fleet's.
+   */
+  readonly revisionModel?: FleetModel;
 }
 
 export interface ResolveResult {

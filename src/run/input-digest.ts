@@ -30,9 +30,17 @@ export function fleetInputDigest(model: FleetModel, extensions: readonly Extensi
 export function runtimeInputDigest(fleetDigest: string, r: ResolvedRuntime): string {
   const rt = r.runtime;
   return createHash('sha256')
-    .update(fleetDigest)
+    .update(r.revisionModel ? revisionDigest(r.revisionModel) : fleetDigest)
     .update(JSON.stringify({ name: rt.name, id: rt.runtimeID, shoot: rt.shoot, settings: r.settings }))
     .digest('hex');
+}
+
+/** fleetInputDigest of the model of a rollout revision (src/rollout/), once per model. */
+const revisionDigests = new WeakMap<FleetModel, string>();
+function revisionDigest(model: FleetModel): string {
+  let digest = revisionDigests.get(model);
+  if (digest === undefined) revisionDigests.set(model, (digest = fleetInputDigest(model)));
+  return digest;
 }
 
 /**

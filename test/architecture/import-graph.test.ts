@@ -23,6 +23,7 @@ const LAYERS = [
   'observe',
   'apply',
   'status',
+  'rollout',
   'scaffold',
   'run',
   'cli',
