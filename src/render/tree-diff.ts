@@ -1,5 +1,5 @@
 // What a synth would change in dist/: added, removed and changed files with unified diffs, as
-// text for a terminal, JSON for tools, and Markdown for a pull request comment. Pure.
+// text for a terminal and JSON for tools (Markdown for a pull request comment: markdown-diff.ts). Pure.
 
 import { cmp } from '../lib/diagnostics';
 
@@ -11,15 +11,29 @@ export interface TreeDiff {
   readonly patches: ReadonlyMap<string, string>;
   /** Runtimes whose folder appears, disappears, or changes. */
   readonly runtimes: { readonly added: readonly string[]; readonly removed: readonly string[]; readonly changed: readonly string[] };
+  /**
+   * Every runtime of dist/ before or after, with the names of its objects in kcp/ and garden/ (its
+   * Runtime CR is named by the runtime ID, its Shoot by the Shoot name), in the order found: what
+   * sets one runtime's files apart from another's, so that the same change reads the same.
+   */
+  readonly identifiers: ReadonlyMap<string, readonly string[]>;
 }
 
 const runtimeOf = (file: string): string | undefined => /^runtimes\/([^/]+)\//.exec(file)?.[1];
+// runtimes/<name>/kcp|garden/<kind>-<object name>.yaml (manifestFileName in render-fleet.ts).
+const OBJECT_FILE = /^runtimes\/([^/]+)\/(?:kcp|garden)\/[a-z0-9]+-(.+)\.yaml$/;
 
-function runtimesIn(files: Iterable<string>): Set<string> {
+function runtimesIn(files: Iterable<string>, identifiers?: Map<string, string[]>): Set<string> {
   const out = new Set<string>();
   for (const f of files) {
     const r = runtimeOf(f);
-    if (r !== undefined) out.add(r);
+    if (r === undefined) continue;
+    out.add(r);
+    if (identifiers === undefined) continue;
+    let ids = identifiers.get(r);
+    if (ids === undefined) identifiers.set(r, (ids = []));
+    const object = f.endsWith('.yaml') ? OBJECT_FILE.exec(f)?.[2] : undefined;
+    if (object !== undefined && !ids.includes(object)) ids.push(object);
   }
   return out;
 }
@@ -63,8 +77,9 @@ export function diffOfChanges(c: Changes, oldText: (file: string) => string, new
   for (const file of c.added) patches.set(file, patch(file, '', newText(file)));
   for (const file of c.changed) patches.set(file, patch(file, oldText(file), newText(file)));
   for (const file of c.removed) patches.set(file, patch(file, oldText(file), ''));
-  const before = runtimesIn(c.before);
-  const after = runtimesIn(c.after);
+  const identifiers = new Map<string, string[]>();
+  const before = runtimesIn(c.before, identifiers);
+  const after = runtimesIn(c.after, identifiers);
   const touched = [...runtimesIn([...c.added, ...c.removed, ...c.changed])].sort(cmp);
   return {
     added: [...c.added].sort(cmp),
@@ -76,6 +91,7 @@ export function diffOfChanges(c: Changes, oldText: (file: string) => string, new
       removed: touched.filter((r) => !after.has(r)),
       changed: touched.filter((r) => before.has(r) && after.has(r)),
     },
+    identifiers: new Map([...identifiers].sort(([a], [b]) => cmp(a, b))),
   };
 }
 
@@ -83,7 +99,8 @@ export function isEmptyDiff(d: TreeDiff): boolean {
   return d.added.length + d.removed.length + d.changed.length === 0;
 }
 
-function summary(d: TreeDiff): string {
+/** One line: how many files and runtimes change. */
+export function diffSummary(d: TreeDiff): string {
   const r = d.runtimes;
   return `${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} removed files; runtimes: ${r.added.length} new, ${r.changed.length} changed, ${r.removed.length} removed`;
 }
@@ -92,34 +109,9 @@ export function formatDiffText(d: TreeDiff, outDir: string): string {
   if (isEmptyDiff(d)) return `${outDir}/ is up to date\n`;
   let out = '';
   for (const p of d.patches.values()) out += p;
-  return out + `${summary(d)}\n`;
+  return out + `${diffSummary(d)}\n`;
 }
 
 export function formatDiffJson(d: TreeDiff): string {
   return JSON.stringify({ upToDate: isEmptyDiff(d), added: d.added, changed: d.changed, removed: d.removed, runtimes: d.runtimes, patches: Object.fromEntries(d.patches) }, null, 2) + '\n';
-}
-
-/** Markdown for a pull request comment; long patches are folded and the whole is kept under GitHub's comment limit. */
-export function formatDiffMarkdown(d: TreeDiff, maxChars = 60000): string {
-  if (isEmptyDiff(d)) return '### kyma-fleet: no changes to `dist/`\n';
-  const r = d.runtimes;
-  const lines: string[] = ['### kyma-fleet: changes to `dist/`', '', summary(d), ''];
-  const list = (title: string, items: readonly string[]): void => {
-    if (items.length > 0) lines.push(`**${title}:** ${items.map((i) => `\`${i}\``).join(', ')}`, '');
-  };
-  list('New runtimes', r.added);
-  list('Removed runtimes', r.removed);
-  list('Changed runtimes', r.changed);
-  let body = lines.join('\n');
-  let omitted = 0;
-  for (const [file, p] of d.patches) {
-    const block = `<details><summary><code>${file}</code></summary>\n\n\`\`\`diff\n${p.replace(/```/g, '`\u200b``')}\`\`\`\n</details>\n`;
-    if (body.length + block.length > maxChars) {
-      omitted++;
-      continue;
-    }
-    body += '\n' + block;
-  }
-  if (omitted > 0) body += `\n_${omitted} more file diffs omitted; run \`kyma-fleet diff\` locally for all of them._\n`;
-  return body;
 }

@@ -252,11 +252,20 @@ jobs:
 
       - name: Diff against the base branch
         id: diff
-        # Also when dist/ is stale: reviewers see the change either way.
+        # Also when dist/ is stale: reviewers see the change either way. The comment groups runtimes
+        # with the same change and stays under GitHub's size limit; kyma-fleet.diff has every patch.
+        # Without --exit-code, diff exits 0 whether or not there are changes.
         if: \${{ !cancelled() && steps.validate.outcome == 'success' }}
         run: |
-          npx kyma-fleet diff --out "$RUNNER_TEMP/base/dist" --output markdown > diff.md
+          npx kyma-fleet diff --out "$RUNNER_TEMP/base/dist" --output-file kyma-fleet.diff --output markdown > diff.md
           cat diff.md >> "$GITHUB_STEP_SUMMARY"
+
+      - name: Attach the full diff
+        if: \${{ !cancelled() && steps.diff.outcome == 'success' }}
+        uses: actions/upload-artifact@v4
+        with:
+          name: kyma-fleet-diff
+          path: kyma-fleet.diff
 
       - name: Comment on the pull request
         # marocchino/sticky-pull-request-comment keeps one comment per pull request and updates it

@@ -1,19 +1,50 @@
 // `kyma-fleet diff`: what a synth would change in dist/, as a unified diff (text), JSON, or
-// Markdown for a pull request comment. Writes nothing; exit 0 whether or not there are changes.
+// Markdown for a pull request comment (grouped and capped, markdown-diff.ts). Writes nothing in
+// dist/; --output-file FILE also writes the complete unified diff to FILE (atomically), for a CI
+// job to attach next to the capped comment. Exit 0 whether or not there are changes, unless
+// --exit-code: then 1 when there are changes, as `git diff --exit-code` and `kubectl diff` do.
 
-import { Command } from 'commander';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Command, Option } from 'commander';
 import { ExitCode } from '../../lib/diagnostics';
-import { formatDiffJson, formatDiffMarkdown, formatDiffText } from '../../render/tree-diff';
+import { formatDiffMarkdown } from '../../render/markdown-diff';
+import { formatDiffJson, formatDiffText, isEmptyDiff } from '../../render/tree-diff';
 import { diffDist } from '../../run/synth';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
 import { printDiagnostics, printProblem, type Streams } from '../report';
+
+/** The exit code of `diff --exit-code` when there are changes (git's and kubectl's). */
+export const EXIT_CHANGES = 1;
 
 interface DiffFlags {
   cache?: boolean;
   fleet: string;
   out: string;
   output: 'text' | 'json' | 'markdown';
+  outputFile?: string;
+  exitCode?: boolean;
   now?: string;
+}
+
+/** Writes `text` to `file` through a temporary file beside it and a rename; an error message, or undefined. */
+function writeFileAtomically(file: string, text: string): string | undefined {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o644);
+    try {
+      fs.writeFileSync(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+    return undefined;
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    return (e as Error).message;
+  }
 }
 
 export function diffCommand(streams: Streams, setExit: (code: number) => void): Command {
@@ -22,16 +53,36 @@ export function diffCommand(streams: Streams, setExit: (code: number) => void): 
     .addOption(fleetOption())
     .addOption(outOption())
     .addOption(outputOption(['text', 'json', 'markdown']))
+    .addOption(new Option('--output-file <file>', 'also write the complete unified diff (every patch, never capped) to FILE'))
+    .addOption(new Option('--exit-code', 'exit 1 when there are changes, 0 when there are none'))
     .addOption(nowOption())
     .addOption(cacheOption())
-    .addHelpText('after', '\nExamples:\n  kyma-fleet diff\n  kyma-fleet diff --output markdown > comment.md\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  kyma-fleet diff\n  kyma-fleet diff --exit-code > /dev/null || echo "dist/ would change"\n' +
+        '  kyma-fleet diff --output markdown --output-file kyma-fleet.diff > comment.md\n\n' +
+        'The markdown groups runtimes with the same change (one patch shown), caps the lists, and stays\n' +
+        'under 60,000 characters (a pull request comment may have 65,536); --output-file keeps every patch.\n',
+    )
     .action((flags: DiffFlags) => {
       const r = diffDist({ fleetDir: flags.fleet, outDir: flags.out, cwd: streams.cwd, now: evaluationTime(flags.now, streams.env), allowEmpty: true, cacheDir: cacheDirFor(flags, streams.cwd, streams.env) });
       printDiagnostics(r.diagnostics, streams);
       if (r.problem) printProblem(flags.out, r.problem, streams);
       if (!r.diff) return setExit(r.exitCode);
-      const format = { text: () => formatDiffText(r.diff!, flags.out), json: () => formatDiffJson(r.diff!), markdown: () => formatDiffMarkdown(r.diff!) }[flags.output];
+      const diff = r.diff;
+      if (flags.outputFile !== undefined) {
+        const failure = writeFileAtomically(path.resolve(streams.cwd, flags.outputFile), formatDiffText(diff, flags.out));
+        if (failure !== undefined) {
+          streams.err(`diff: error: cannot write --output-file ${flags.outputFile}: ${failure}\n`);
+          return setExit(ExitCode.IoOrLock);
+        }
+      }
+      const format = {
+        text: () => formatDiffText(diff, flags.out),
+        json: () => formatDiffJson(diff),
+        markdown: () => formatDiffMarkdown(diff, { fullDiffFile: flags.outputFile }),
+      }[flags.output];
       streams.out(format());
-      setExit(ExitCode.Ok);
+      setExit(flags.exitCode === true && !isEmptyDiff(diff) ? EXIT_CHANGES : ExitCode.Ok);
     });
 }
