@@ -42,6 +42,9 @@ const CRD_FILES = [
   'registrycache.core.kyma-project.io.yaml',
   'falcoprofile.falco.gardener.cloud.yaml',
   'modulereleasemeta.operator.kyma-project.io.yaml',
+  // The GitOps wiring of dist/gitops/ is typed with these (src/gitops/gitops.ts).
+  'kustomization.kustomize.toolkit.fluxcd.io.yaml',
+  'applicationset.argoproj.io.yaml',
 ];
 
 /**

@@ -21,13 +21,6 @@
 //   holds only the Kyma CR, which is prune-protected anyway, and an object that moves from skr/ to
 //   skr-config/ (the upgrade to this layout) must be adopted by the new Kustomization, not deleted
 //   by the old one before the new one applies it.
-// - The SKR in two steps (fleet-operations.md §2): Flux dry-runs every object of a Kustomization
-//   before applying any, and the config CRs' CRDs come with the modules the Kyma CR enables. So
-//   `<runtime>-skr-config` dependsOn `<runtime>-skr`, and `<runtime>-skr` is Ready only once the
-//   CRDs the config objects need are Established (healthChecks). `<runtime>-skr` never prunes: it
-//   holds only the Kyma CR, which is prune-protected anyway, and an object that moves from skr/ to
-//   skr-config/ (the upgrade to this layout) must be adopted by the new Kustomization, not deleted
-//   by the old one before the new one applies it.
 // - No spec.postBuild: Flux substitutes ${var} only when postBuild defines a variable or source
 //   ("Substitution of variables only happens if at least a single variable or resource to
 //   substitute from is defined"), so user strings in dist/ reach the clusters verbatim (H50,
@@ -65,6 +58,8 @@
 // the app name to 63 (two truncated names could then collide). See gitopsObjectName.
 
 import { createHash } from 'node:crypto';
+import * as ArgoCD from '../../imports/argoproj.io';
+import { Kustomization, KustomizationSpecDeletionPolicy, KustomizationSpecSourceRefKind } from '../../imports/kustomize.toolkit.fluxcd.io';
 import { cmp } from '../lib/diagnostics';
 import { isDNS1123Label } from '../lib/k8s-names';
 import { expandClusterName, GITOPS_DEFAULTS, type SourceKind } from './gitops-schema';
@@ -244,33 +239,37 @@ function kustomizeFile(resources: string[]): Rec {
   };
 }
 
+/** Flux's source kinds as the Kustomization CRD's enum: a source kind it does not know fails to compile. */
+const FLUX_SOURCE_KIND: Record<SourceKind, KustomizationSpecSourceRefKind> = {
+  GitRepository: KustomizationSpecSourceRefKind.GIT_REPOSITORY,
+  OCIRepository: KustomizationSpecSourceRefKind.OCI_REPOSITORY,
+  Bucket: KustomizationSpecSourceRefKind.BUCKET,
+};
+
+/** Built with the CRD's own types (imports/, `npm run import`); `manifest()` writes the wire names, fields sorted. */
 function fluxKustomization(runtime: GitopsRuntime, target: GitopsTarget, options: GitopsOptions): Rec {
   const flux = options.flux;
-  const spec: Rec = { interval: flux.interval };
-  if (flux.retryInterval !== undefined) spec.retryInterval = flux.retryInterval;
-  if (flux.timeout !== undefined) spec.timeout = flux.timeout;
-  spec.sourceRef = { ...flux.sourceRef };
-  spec.path = joinPath(flux.path, `runtimes/${runtime.name}/${target}`, './');
-  spec.prune = target === 'skr' ? false : flux.prune;
-  spec.deletionPolicy = 'Orphan';
-  if (target === 'skr' || target === 'skr-config') {
-    spec.kubeConfig = { secretRef: { name: skrKubeconfigSecretName(runtime.runtimeID), key: KUBECONFIG_KEY } };
-  }
-  const waitFor = runtime.targets.includes('skr-config') ? (runtime.waitFor ?? []) : [];
-  if (target === 'skr' && waitFor.length > 0) {
-    spec.healthChecks = waitFor.map((name) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name }));
-  }
-  if (target === 'skr-config') spec.dependsOn = [{ name: gitopsObjectName(runtime.name, 'skr') }];
-  return {
-    apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
-    kind: 'Kustomization',
+  const waitFor = target === 'skr' && runtime.targets.includes('skr-config') ? (runtime.waitFor ?? []) : [];
+  const skr = target === 'skr' || target === 'skr-config';
+  return Kustomization.manifest({
     metadata: {
       name: gitopsObjectName(runtime.name, target),
       namespace: flux.namespace,
       labels: { [LABEL_RUNTIME]: runtime.name, [LABEL_TARGET]: target },
     },
-    spec,
-  };
+    spec: {
+      interval: flux.interval,
+      ...(flux.retryInterval !== undefined && { retryInterval: flux.retryInterval }),
+      ...(flux.timeout !== undefined && { timeout: flux.timeout }),
+      sourceRef: { ...flux.sourceRef, kind: FLUX_SOURCE_KIND[flux.sourceRef.kind] },
+      path: joinPath(flux.path, `runtimes/${runtime.name}/${target}`, './'),
+      prune: target === 'skr' ? false : flux.prune,
+      deletionPolicy: KustomizationSpecDeletionPolicy.ORPHAN,
+      ...(skr && { kubeConfig: { secretRef: { name: skrKubeconfigSecretName(runtime.runtimeID), key: KUBECONFIG_KEY } } }),
+      ...(waitFor.length > 0 && { healthChecks: waitFor.map((name) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name })) }),
+      ...(target === 'skr-config' && { dependsOn: [{ name: gitopsObjectName(runtime.name, 'skr') }] }),
+    },
+  }) as Rec;
 }
 
 /** Parameter of the generator JSON that holds the Application name of a target (a Go template identifier). */
@@ -278,20 +277,19 @@ function appParam(target: GitopsTarget): string {
   return `${target.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}App`;
 }
 
+/** Built with the CRD's own types like the Flux Kustomization (wire names such as `repoURL` come from `manifest()`). */
 function applicationSet(target: GitopsTarget, options: GitopsOptions): Rec {
   const argo = options.argocd;
   const repoURL = argo.repoURL;
   if (repoURL === undefined) throw new Error('renderGitops: argocd.enabled needs argocd.repoURL (gitopsOptionProblems reports it)');
   const destination = target === 'kcp' ? '{{.kcpCluster}}' : '{{.skrCluster}}';
-  const syncPolicy: Rec = {
+  const syncPolicy: ArgoCD.ApplicationSetSpecTemplateSpecSyncPolicy = {
     automated: { prune: target !== 'skr', selfHeal: true },
     syncOptions: ['ServerSideApply=true', 'CreateNamespace=false'],
+    // Until the module enabled in skr/ has installed the CRD, the apply of a config object fails: retry.
+    ...(target === 'skr-config' && { retry: { limit: -1, backoff: { duration: '30s', factor: 2, maxDuration: '10m' } } }),
   };
-  // Until the module enabled in skr/ has installed the CRD, the apply of a config object fails: retry.
-  if (target === 'skr-config') syncPolicy.retry = { limit: -1, backoff: { duration: '30s', factor: 2, maxDuration: '10m' } };
-  return {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'ApplicationSet',
+  return ArgoCD.ApplicationSet.manifest({
     metadata: {
       name: `kyma-fleet-${target}`,
       namespace: argo.namespace,
@@ -303,7 +301,7 @@ function applicationSet(target: GitopsTarget, options: GitopsOptions): Rec {
       generators: [
         {
           git: {
-            repoURL,
+            repoUrl: repoURL,
             revision: argo.targetRevision,
             files: [{ path: joinPath(argo.path, 'gitops/argocd/runtimes/*.json', '') }],
           },
@@ -319,7 +317,7 @@ function applicationSet(target: GitopsTarget, options: GitopsOptions): Rec {
         spec: {
           project: argo.project,
           source: {
-            repoURL,
+            repoUrl: repoURL,
             targetRevision: argo.targetRevision,
             path: joinPath(argo.path, `runtimes/{{.name}}/${target}`, ''),
           },
@@ -328,7 +326,7 @@ function applicationSet(target: GitopsTarget, options: GitopsOptions): Rec {
         },
       },
     },
-  };
+  }) as Rec;
 }
 
 /** Parameters of one runtime for the ApplicationSets (flat: selectors see top-level strings only). */
