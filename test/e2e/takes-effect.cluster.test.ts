@@ -11,7 +11,7 @@
 // Garden hold what the landscape has for every runtime of the fleet (a Runtime CR as KEB creates it,
 // a Shoot with KIM's entries and runtime-id annotation), so `apply garden` runs over the whole fleet
 // as its CI job does; only acme-eu-prod-2 has a kubeconfig-<runtimeID> Secret (pointing at this
-// cluster, hence `skrApiServers: ["127.0.0.1:*"]` added to the copy's fleet.yaml).
+// cluster, hence `skrApiServers: ["127.0.0.1:*"]` in place of the example's "*.kyma.ondemand.com" in the copy's fleet.yaml).
 //
 // Nobody runs the controllers here, so the test plays their part explicitly and minimally, each right
 // after the change it reacts to in a landscape, through the status subresource where they use it:
@@ -89,7 +89,7 @@ describeWithCluster('every rendered change takes effect: the example fleet appli
     cluster = await startTestCluster({ crds: [CRD.kyma, CRD.runtime, CRD.kustomization, CRD.shoot] });
     // 1. The example fleet in a workspace (runtime API servers on 127.0.0.1 allowed), rendered by the CLI.
     fx = FleetFixture.example();
-    fx.replace('fleet.yaml', '  kcpNamespace: kcp-system\n', '  kcpNamespace: kcp-system\n  skrApiServers: ["127.0.0.1:*"]\n');
+    fx.replace('fleet.yaml', '  skrApiServers:\n    - "*.kyma.ondemand.com"\n', '  skrApiServers: ["127.0.0.1:*"]\n');
     const synth = fx.runBinary(['synth', '--now', NOW, '--no-cache']);
     expect(synth.code, synth.stderr).toBe(0);
     runtimes = fleetRuntimes(fx);

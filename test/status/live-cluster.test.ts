@@ -186,7 +186,7 @@ describeWithCluster('kyma-fleet status against the test cluster', () => {
 
     // The example fleet, allowing runtime API servers on 127.0.0.1, rendered.
     fx = FleetFixture.example();
-    fx.replace('fleet.yaml', '  kcpNamespace: kcp-system\n', '  kcpNamespace: kcp-system\n  skrApiServers: ["127.0.0.1:*"]\n');
+    fx.replace('fleet.yaml', '  skrApiServers:\n    - "*.kyma.ondemand.com"\n', '  skrApiServers: ["127.0.0.1:*"]\n');
     dist = path.join(fx.dir, 'dist');
     const synth = fx.runBinary(['synth', '--out', 'dist', '--now', NOW]);
     expect(synth.code, synth.stderr).toBe(0);
@@ -322,7 +322,7 @@ describeWithCluster('kyma-fleet status against the test cluster', () => {
     const out = path.join(fx.dir, 'out-wrong');
     const r = runStatus(wrong, out);
     expect(r.code).toBe(5);
-    expect(r.stderr).toMatch(/^status: error: Unauthorized: KCP \(context "kcp"\): get (runtimes\.infrastructuremanager\.kyma-project\.io|kymas\.operator\.kyma-project\.io|secrets) kcp-system\/\S+: 401 Unauthorized; check the credentials of that context \(nothing written\)\n$/);
+    expect(r.stderr).toMatch(/^status: error: Unauthorized: KCP \(context "kcp"\): (get (runtimes\.infrastructuremanager\.kyma-project\.io|kymas\.operator\.kyma-project\.io|secrets) kcp-system\/\S+|list runtimes\.infrastructuremanager\.kyma-project\.io in namespace kcp-system): 401 Unauthorized; check the credentials of that context \(nothing written\)\n$/);
     expect(fs.existsSync(out) ? fs.readdirSync(out) : []).toEqual([]);
     expect(fs.existsSync(`${out}.lock`)).toBe(false);
   });
@@ -374,10 +374,10 @@ describeWithCluster('kyma-fleet status against the test cluster', () => {
 
   it('a kubeconfig Secret whose server skrApiServers does not allow is refused for its runtime, naming the Secret and the host', async () => {
     await becomeRuntime('acme-eu-prod-1');
-    // GIVEN a fleet that allows only the landscape's domain
+    // GIVEN the example fleet as it ships, which allows only the landscape's domain
     const strict = FleetFixture.example();
     try {
-      strict.replace('fleet.yaml', '  kcpNamespace: kcp-system\n', '  kcpNamespace: kcp-system\n  skrApiServers: ["*.kyma.ondemand.com"]\n');
+      expect(strict.read('fleet.yaml')).toContain('  skrApiServers:\n    - "*.kyma.ondemand.com"\n');
       const out = path.join(strict.dir, 'out');
       const r = strict.runBinary(['status', '--kubeconfig', adminConfig, '--kcp-context', 'kcp', '--garden-context', 'garden', '--write', out, '--now', NOW, '--output', 'json']);
       expect(r.code, r.stderr).toBe(0);

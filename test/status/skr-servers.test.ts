@@ -129,15 +129,26 @@ describe('checkSkrServer', () => {
 });
 
 describe('fleet.yaml spec.skrApiServers', () => {
+  it('the example fleet declares the landscape\'s domain, and validates', async () => {
+    const fx = FleetFixture.example();
+    try {
+      expect(fx.read('fleet.yaml')).toContain('  skrApiServers:\n    - "*.kyma.ondemand.com"\n');
+      expect((await fx.validate()).code).toBe(0);
+    } finally {
+      fx.cleanup();
+    }
+  });
+
   it('validates every pattern, reporting each bad one at its position; a valid list passes', async () => {
     const fx = FleetFixture.example();
     try {
-      fx.replace('fleet.yaml', '  kcpNamespace: kcp-system\n', '  kcpNamespace: kcp-system\n  skrApiServers: ["*.com", "*.kyma.ondemand.com", "https://x.example.com"]\n');
+      fx.replace('fleet.yaml', '  skrApiServers:\n    - "*.kyma.ondemand.com"\n', '  skrApiServers: ["*.com", "*.kyma.ondemand.com", "https://x.example.com"]\n');
+      const line = fx.read('fleet.yaml').split('\n').findIndex((l) => l.startsWith('  skrApiServers: [')) + 1;
       const bad = await fx.validate();
       expect(bad.code).toBe(1);
       expect(bad.errLines).toEqual([
-        'fleet/fleet.yaml:9:19: error at skrApiServers[0]: "*.com" would allow every host of a top-level domain; name the landscape\'s domain (got "*.com") [E_SKR_API_SERVER]',
-        'fleet/fleet.yaml:9:51: error at skrApiServers[2]: must be a host pattern such as "*.kyma.ondemand.com" or "api.example.com:6443", not a URL (got "https://x.example.com") [E_SKR_API_SERVER]',
+        `fleet/fleet.yaml:${line}:19: error at skrApiServers[0]: "*.com" would allow every host of a top-level domain; name the landscape's domain (got "*.com") [E_SKR_API_SERVER]`,
+        `fleet/fleet.yaml:${line}:51: error at skrApiServers[2]: must be a host pattern such as "*.kyma.ondemand.com" or "api.example.com:6443", not a URL (got "https://x.example.com") [E_SKR_API_SERVER]`,
         'fleet: 2 errors',
       ]);
       fx.replace('fleet.yaml', '["*.com", "*.kyma.ondemand.com", "https://x.example.com"]', '["*.kyma.ondemand.com", "127.0.0.1:*"]');
