@@ -92,6 +92,15 @@ export interface LoadedFleet {
 /** What is loaded before the runtime files: the input of a RuntimePlan. */
 export type LoadedLayers = Pick<LoadedFleet, 'root' | 'fleet' | 'groups' | 'files'>;
 
+/**
+ * The fleet-wide layers as loadLayers returns them, with what loading them reported: what runtime
+ * files are checked against (the check stage takes them as an input, src/run/check.ts).
+ */
+export type FleetLayers = LoadedLayers & Pick<LoadedFleet, 'displayRoot' | 'diagnostics'> & {
+  /** False when the fleet folder itself could not be opened (its diagnostic says why). */
+  readonly opened: boolean;
+};
+
 export interface LoadOptions {
   readonly fleetDir: string;
   /** Folder that diagnostics are relative to; defaults to process.cwd(). */
@@ -101,6 +110,8 @@ export interface LoadOptions {
   readonly cache?: ParseCache;
   /** Decides which runtime files are read and parsed (all by default). */
   readonly runtimePlan?: (layers: LoadedLayers) => RuntimePlan;
+  /** The fleet-wide layers, loaded before (loadLayers): taken as they are, not read again. */
+  readonly layers?: FleetLayers;
   /** When this run started, in ms (Date.now() by default): file stamps are settled relative to it. */
   readonly runStart?: number;
 }
@@ -122,6 +133,19 @@ function isLitter(name: string): boolean {
 const MAX_AUX_FILES = 10000;
 const MAX_AUX_DEPTH = 16;
 
+/** Loads the fleet-wide layers only (fleet.yaml, groups, auxiliary files); no runtime file is read. */
+export function loadLayers(options: Omit<LoadOptions, 'runtimePlan' | 'layers'>): FleetLayers {
+  let opened = false;
+  const loaded = loadFleet({
+    ...options,
+    runtimePlan: () => {
+      opened = true;
+      return { names: [] };
+    },
+  });
+  return { root: loaded.root, displayRoot: loaded.displayRoot, fleet: loaded.fleet, groups: loaded.groups, files: loaded.files, diagnostics: loaded.diagnostics, opened };
+}
+
 export function loadFleet(options: LoadOptions): LoadedFleet {
   const cwd = options.cwd ?? process.cwd();
   const extensions = options.extensions ?? EXTENSIONS;
@@ -140,13 +164,20 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
     files: new Map(),
   };
 
+  const given = options.layers;
   let root: string;
-  try {
-    root = fs.realpathSync(requested);
-    if (!fs.statSync(root).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
-  } catch (err) {
-    problem('E_FLEET_NOT_FOUND', requested, `fleet folder not found or not a folder (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    return { root: requested, displayRoot: display(requested), ...result, diagnostics };
+  if (given) {
+    diagnostics.push(...given.diagnostics);
+    if (!given.opened) return { root: given.root, displayRoot: given.displayRoot, ...result, diagnostics };
+    root = given.root;
+  } else {
+    try {
+      root = fs.realpathSync(requested);
+      if (!fs.statSync(root).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+    } catch (err) {
+      problem('E_FLEET_NOT_FOUND', requested, `fleet folder not found or not a folder (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      return { root: requested, displayRoot: display(requested), ...result, diagnostics };
+    }
   }
 
   /** Reads a file the fleet may contain: inside the root after resolving symlinks, regular, not too big. */
@@ -235,11 +266,15 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
 
   // fleet.yaml
   const fleetPath = path.join(root, 'fleet.yaml');
-  if (fs.existsSync(path.join(root, 'fleet.yml'))) {
-    problem('E_FILE_EXTENSION', path.join(root, 'fleet.yml'), 'fleet files end in .yaml; rename fleet.yml to fleet.yaml');
+  if (given) {
+    result.fleet = given.fleet;
+  } else {
+    if (fs.existsSync(path.join(root, 'fleet.yml'))) {
+      problem('E_FILE_EXTENSION', path.join(root, 'fleet.yml'), 'fleet files end in .yaml; rename fleet.yml to fleet.yaml');
+    }
+    if (lexists(fleetPath, true)) result.fleet = loadDocument(fleetPath, 'Fleet');
+    else problem('E_MISSING_FLEET_FILE', fleetPath, 'the fleet folder needs a fleet.yaml (kind: Fleet)');
   }
-  if (lexists(fleetPath, true)) result.fleet = loadDocument(fleetPath, 'Fleet');
-  else problem('E_MISSING_FLEET_FILE', fleetPath, 'the fleet folder needs a fleet.yaml (kind: Fleet)');
 
   // groups/*.yaml, then (after the auxiliary files below) runtimes/*.yaml
   const loadFolder = (folder: 'groups' | 'runtimes', kind: FleetKind, bucket: LoadedDocument[], plan: RuntimePlan = {}): void => {
@@ -284,24 +319,34 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
       if (doc) bucket.push(doc);
     }
   };
-  loadFolder('groups', 'RuntimeGroup', result.groups);
+  if (given) {
+    result.groups.push(...given.groups);
+    for (const [rel, f] of given.files) result.files.set(rel, f);
+    // Their parses stay in the cache although this call did not need them.
+    for (const d of [given.fleet, ...given.groups]) if (d) cache.keep(d.digest);
+  } else {
+    loadFolder('groups', 'RuntimeGroup', result.groups);
 
-  // rules/** and files named by extensions (e.g. a FalcoProfile)
-  const addAux = (abs: string): void => {
-    const bytes = readInside(abs, MAX_FILE_BYTES);
-    if (!bytes) return;
-    const relPath = toSlash(path.relative(root, abs));
-    result.files.set(relPath, { relPath, file: display(abs), bytes });
-  };
-  walkAux(path.join(root, 'rules'), 0, addAux, problem);
-  const fleetSpec = specOf(result.fleet?.data);
-  for (const ext of extensions) {
-    for (const rel of ext.filesToLoad?.(fleetSpec) ?? []) {
-      if (typeof rel !== 'string' || result.files.has(toSlash(path.normalize(rel)))) continue;
-      const abs = path.resolve(root, rel);
-      // Paths outside the fleet are reported by the extension's rules (with file:line of the reference).
-      if (!isInside(root, abs) || !lexists(abs, true)) continue;
-      addAux(abs);
+    // rules/** and files named by extensions (e.g. a FalcoProfile)
+    const addAux = (abs: string): void => {
+      const bytes = readInside(abs, MAX_FILE_BYTES);
+      if (!bytes) return;
+      const relPath = toSlash(path.relative(root, abs));
+      result.files.set(relPath, { relPath, file: display(abs), bytes });
+    };
+    walkAux(path.join(root, 'rules'), 0, addAux, problem);
+    // The module catalog `kyma-fleet catalog refresh` writes (src/validate/module-catalog.ts).
+    const catalogFile = path.join(root, 'catalog', 'modules.yaml');
+    if (lexists(catalogFile, true)) addAux(catalogFile);
+    const fleetSpec = specOf(result.fleet?.data);
+    for (const ext of extensions) {
+      for (const rel of ext.filesToLoad?.(fleetSpec) ?? []) {
+        if (typeof rel !== 'string' || result.files.has(toSlash(path.normalize(rel)))) continue;
+        const abs = path.resolve(root, rel);
+        // Paths outside the fleet are reported by the extension's rules (with file:line of the reference).
+        if (!isInside(root, abs) || !lexists(abs, true)) continue;
+        addAux(abs);
+      }
     }
   }
 

@@ -25,6 +25,8 @@ export interface RenderedFleet {
   readonly files: Map<string, string>;
   /** Runtime names rendered. */
   readonly runtimes: readonly string[];
+  /** The wiring of each runtime rendered here (not of the unchanged ones), by name. */
+  readonly wiring: ReadonlyMap<string, RuntimeWiring>;
 }
 
 /** What the GitOps wiring of a runtime depends on besides its identity. */
@@ -110,6 +112,7 @@ export function renderFleet(
   const files = new Map<string, string>();
   const names: string[] = [];
   const wiring: GitopsRuntime[] = [];
+  const renderedWiring = new Map<string, RuntimeWiring>();
   for (const [name, kept] of unchanged) {
     names.push(name);
     wiring.push({ name, runtimeID: kept.runtimeID, targets: [...kept.targets], waitFor: [...(kept.waitFor ?? [])] });
@@ -118,12 +121,12 @@ export function renderFleet(
     if (unchanged.has(resolved.runtime.name)) continue;
     const rendered = renderRuntime(model, resolved, extensions);
     names.push(rendered.name);
-    wiring.push({
-      name: rendered.name,
-      runtimeID: resolved.runtime.runtimeID,
+    const own: RuntimeWiring = {
       targets: TARGETS.filter((t) => rendered.targets[t].length > 0),
       waitFor: crdsOfKinds(rendered.targets['skr-config'].map((m) => m.kind), extensions),
-    });
+    };
+    renderedWiring.set(rendered.name, own);
+    wiring.push({ name: rendered.name, runtimeID: resolved.runtime.runtimeID, targets: [...own.targets], waitFor: [...own.waitFor] });
     for (const target of TARGETS) {
       const manifests = rendered.targets[target];
       if (manifests.length === 0) continue;
@@ -141,5 +144,5 @@ export function renderFleet(
   const keptGitops = new Set([...unchanged].filter(([, u]) => u.keepGitops).map(([name]) => name));
   for (const [file, content] of withGitops ? renderGitops(wiring, model.options.gitops, keptGitops, withGitops !== 'own') : []) files.set(file, gitopsFileText(file, content));
   const sorted = new Map([...files.entries()].sort(([a], [b]) => cmp(a, b)));
-  return { files: sorted, runtimes: names.sort(cmp) };
+  return { files: sorted, runtimes: names.sort(cmp), wiring: renderedWiring };
 }

@@ -1,18 +1,23 @@
-// The whole input side in one call: load → validate → resolve → resolved rules. Used by every
-// command that needs a fleet (validate, explain, and later synth and diff).
+// The check stage: load (runtime files) → validate → resolve → resolved rules, over fleet-wide
+// layers that are an input (src/load/load.ts loadLayers): synth's plan loads them once, and a caller
+// that renders runtimes against other layers (a rollout ring's revision) passes those instead.
+// Used by every command that needs a fleet. checkWithRecord adds the run record (./run-record.ts):
+// runtime files unchanged since the last synth are only digested, not parsed again.
 
+import * as path from 'node:path';
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
 import { appendAll, type Diagnostic, hasErrors, normalizeDiagnostics } from '../lib/diagnostics';
-import * as path from 'node:path';
-import { type LoadedLayers, loadFleet, type ReusedRuntimeFile, type RuntimePlan } from '../load/load';
+import { type HashLookup, parseIndex } from '../lib/dist-index';
+import { type FleetLayers, type LoadedLayers, loadFleet, type ReusedRuntimeFile, type RuntimePlan } from '../load/load';
 import { previousRenderReader } from '../load/load-previous';
 import { openParseCache } from '../load/parse-cache';
-import type { FleetModel, RuntimeIdentity } from '../validate/model';
 import { resolveFleet, type ResolvedRuntime } from '../resolve/resolve';
 import { checkResolved } from '../resolve/resolved-rules';
+import type { FleetModel, RuntimeIdentity } from '../validate/model';
 import { validateFleet } from '../validate/validate';
-import type { HashLookup } from '../lib/dist-index';
+import { fleetInputDigest, runtimeInputDigest } from './input-digest';
+import { type RunRecord, type RuntimeRecord, shownDiagnostics } from './run-record';
 
 export interface CheckOptions {
   readonly fleetDir: string;
@@ -20,6 +25,11 @@ export interface CheckOptions {
   readonly now: Date;
   readonly allowEmpty?: boolean;
   readonly extensions?: readonly ExtensionPlugin<any>[];
+  /**
+   * The fleet-wide layers the runtimes are checked against, loaded by the caller (loadLayers) and
+   * not read again here. Absent: read from fleetDir (a caller that checks one fleet once).
+   */
+  readonly layers?: FleetLayers;
   /** Folder of the parse cache; undefined parses every file. */
   readonly cacheDir?: string;
   /** dist/ of the previous render, for transition rules (immutable fields); ignored when absent. */
@@ -59,7 +69,7 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
   const extensions = options.extensions ?? EXTENSIONS;
   const cwd = options.cwd ?? process.cwd();
   const cache = options.cacheDir ? openParseCache(options.cacheDir, path.resolve(cwd, options.fleetDir)) : undefined;
-  const loaded = loadFleet({ fleetDir: options.fleetDir, cwd, extensions, cache, runtimePlan: options.runtimes?.plan });
+  const loaded = loadFleet({ fleetDir: options.fleetDir, cwd, extensions, cache, layers: options.layers, runtimePlan: options.runtimes?.plan });
   const knownRuntimes = options.runtimes
     ? [...(loaded.reusedRuntimes.length > 0 ? options.runtimes.identities(loaded.reusedRuntimes) : []), ...(options.runtimes.known ?? [])]
     : undefined;
@@ -90,4 +100,95 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
     runtimeFiles: new Map(loaded.runtimes.map((d) => [d.file, { relPath: d.relPath, digest: d.digest, stamp: d.stamp }])),
     reusedRuntimes: loaded.reusedRuntimes,
     ok: !hasErrors(sorted) };
+}
+
+/** What a check with the run record needs: the fleet, the time, and where the last synth wrote. */
+export interface RecordCheckOptions {
+  readonly fleetDir: string;
+  readonly cwd: string;
+  readonly now: Date;
+  readonly allowEmpty?: boolean;
+  readonly cacheDir?: string;
+  /** dist/ of the previous render (transition rules); absent for a check without one (explain). */
+  readonly outDir?: string;
+}
+
+/** The record side of a check: which earlier results stand for which runtime files. */
+export interface RecordUse {
+  /** The fleet-wide layers (plan) and their layersKey. */
+  readonly layers: FleetLayers;
+  readonly key: string;
+  /** The record while dist/'s index is the one its run wrote (its runtimes' inputs and targets). */
+  readonly trusted: RunRecord | undefined;
+  /** The record when it also has this run's key and time epoch: unchanged runtime files are reused. */
+  readonly reusable: RunRecord | undefined;
+  /** dist/'s index text as the run read it at its start, if it did. */
+  readonly indexText: string | undefined;
+  /** Runtime files (relPath) parsed even when the record vouches for them. */
+  readonly parse?: (relPath: string) => boolean;
+}
+
+export interface CheckedWithRecord {
+  readonly checked: CheckedFleet;
+  /** The checked files' diagnostics and the recorded warnings of the reused ones, sorted. */
+  readonly diagnostics: Diagnostic[];
+  /** The record of each runtime of the trusted record, by runtime name. */
+  readonly byName: ReadonlyMap<string, RuntimeRecord>;
+  /** runtimeInputDigest of a checked runtime (computed once). */
+  readonly inputOf: (model: FleetModel, r: ResolvedRuntime) => string;
+  /** True when a checked runtime's input digest is that of its last render (dist/ holds its files). */
+  readonly isUnchanged: (model: FleetModel, r: ResolvedRuntime) => boolean;
+}
+
+/**
+ * The check of a run in this thread. With a `reusable` record (same fleet-wide inputs, epoch and
+ * dist/ index), runtime files unchanged since it are only digested: their identities come from the
+ * record for the checks across files, their recorded warnings are reported again.
+ */
+export function checkWithRecord(options: RecordCheckOptions, use: RecordUse): CheckedWithRecord {
+  const { trusted, reusable, indexText } = use;
+  const parse = use.parse ?? (() => false);
+  const cacheDir = options.cacheDir;
+  const reuse = reusable !== undefined && use.key === reusable.key ? reusable : undefined;
+  const plan = (): RuntimePlan =>
+    reuse
+      ? {
+          reuse: (rel, digest) => !parse(rel) && reuse.runtimes[rel]?.digest === digest,
+          reuseStamp: (rel, stamp) => {
+            const r = reuse.runtimes[rel];
+            return !parse(rel) && r?.stamp !== undefined && r.stamp === stamp ? r.digest : undefined;
+          },
+        }
+      : {};
+  const byName = new Map<string, RuntimeRecord>();
+  for (const r of Object.values(trusted?.runtimes ?? {})) byName.set(r.identity.name, r);
+  // A runtime is unchanged when its input digest equals the one of its last render.
+  let fleetDigest: string | undefined;
+  const digests = new Map<string, string>();
+  const inputOf = (model: FleetModel, r: ResolvedRuntime): string => {
+    fleetDigest ??= fleetInputDigest(model);
+    let digest = digests.get(r.runtime.name);
+    if (digest === undefined) digests.set(r.runtime.name, (digest = runtimeInputDigest(fleetDigest, r)));
+    return digest;
+  };
+  const isUnchanged = (model: FleetModel, r: ResolvedRuntime): boolean => cacheDir !== undefined && byName.get(r.runtime.name)?.input === inputOf(model, r);
+
+  const checked = checkFleet({
+    fleetDir: options.fleetDir,
+    cwd: options.cwd,
+    now: options.now,
+    allowEmpty: options.allowEmpty,
+    layers: use.layers,
+    previousDist: options.outDir,
+    // Read once at the start of the run; kyma-fleet's own text (its digest is in the record) parses without the checks a foreign one needs.
+    previousIndex: indexText === undefined ? undefined : () => parseIndex(indexText, { ours: trusted !== undefined })?.view,
+    cacheDir,
+    unchangedSincePrevious: isUnchanged,
+    runtimes: cacheDir ? { plan, identities: (reused) => reused.map((f) => ({ ...reuse!.runtimes[f.relPath]!.identity, file: f.file })) } : undefined,
+  });
+  const diagnostics = normalizeDiagnostics([
+    ...checked.diagnostics,
+    ...checked.reusedRuntimes.flatMap((f) => shownDiagnostics(reuse!.runtimes[f.relPath]!.diagnostics, f.file)),
+  ]);
+  return { checked, diagnostics, byName, inputOf, isUnchanged };
 }

@@ -13,11 +13,12 @@ import { checkFleet } from '../check';
 import { identityOf, type RuntimeIdentity } from '../../validate/model';
 import { type Diagnostic, normalizeDiagnostics } from '../../lib/diagnostics';
 import { fleetInputDigest, runtimeInputDigest } from '../input-digest';
-import { ownGitopsFiles, renderFleet, wiringByRuntime } from '../../render/render-fleet';
+import { ownGitopsFiles, renderFleet } from '../../render/render-fleet';
 import type { Target } from '../../render/render-runtime';
+import { renderedRuntimeRecord, type RenderedRuntimeRecord } from '../record';
 import { Stager, type StagedFile, type StagingArea, stagingIndex } from '../../write/dist-writer';
 import type { HashLookup } from '../../lib/dist-index';
-import { layersKey, recordedDiagnostics } from '../run-record';
+import { layersKey } from '../run-record';
 
 export interface PartRequest {
   readonly fleetDir: string;
@@ -35,18 +36,9 @@ export interface PartRequest {
   readonly staging: StagingArea;
 }
 
-export interface PartRuntime {
-  readonly relPath: string;
-  readonly file: string;
-  readonly digest: string;
-  /** The file's stamp when read (fleet/load.ts fileStamp), if settled. */
-  readonly stamp?: string;
-  readonly identity: RuntimeIdentity;
-  /** Its own diagnostics (file '' where it is the runtime's own file). */
-  readonly diagnostics: readonly Diagnostic[];
+/** A runtime of the part: its record (../record.ts; targets empty when kept), its input digest, and whether it was kept. */
+export interface PartRuntime extends RenderedRuntimeRecord {
   readonly input: string;
-  /** Targets it rendered (empty when kept). */
-  readonly targets: readonly Target[];
   /** Input digest unchanged since the last render: not rendered, its files stay. Otherwise its own GitOps files (runtimeGitopsFiles) were staged with its files. */
   readonly kept: boolean;
 }
@@ -175,26 +167,16 @@ function renderChunk(req: PartRequest, mine: ReadonlySet<string>, previous: Hash
     if (req.previousInputs[r.runtime.name] === input) kept.set(r.runtime.name, { runtimeID: r.runtime.runtimeID, targets: [] });
   }
   const rendered = renderFleet(model, checked.runtimes, EXTENSIONS, kept, false);
-  const wired = wiringByRuntime(rendered.files.keys());
   // The GitOps files of each rendered runtime alone are written here too, spread over the parts;
   // the main thread renders only the lists of all runtimes.
   const wiring = checked.runtimes
     .filter((r) => !kept.has(r.runtime.name))
-    .map((r) => ({ name: r.runtime.name, runtimeID: r.runtime.runtimeID, targets: [], waitFor: [], ...wired.get(r.runtime.name) }));
+    .map((r) => ({ name: r.runtime.name, runtimeID: r.runtime.runtimeID, targets: [], waitFor: [], ...rendered.wiring.get(r.runtime.name) }));
   const gitops = ownGitopsFiles(model, wiring);
-  const runtimes: PartRuntime[] = checked.runtimes.map((r) => {
-    const loaded = checked.runtimeFiles.get(r.runtime.file)!;
-    return {
-      relPath: loaded.relPath,
-      file: r.runtime.file,
-      digest: loaded.digest,
-      ...(loaded.stamp === undefined ? {} : { stamp: loaded.stamp }),
-      identity: identityOf(r.runtime),
-      diagnostics: recordedDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
-      input: inputs.get(r.runtime.name)!,
-      targets: wired.get(r.runtime.name)?.targets ?? [],
-      kept: kept.has(r.runtime.name),
-    };
-  });
+  const runtimes: PartRuntime[] = checked.runtimes.map((r) => ({
+    ...renderedRuntimeRecord(checked, r, rendered.wiring.get(r.runtime.name)?.targets ?? []),
+    input: inputs.get(r.runtime.name)!,
+    kept: kept.has(r.runtime.name),
+  }));
   return { result: { ok: true, layersKey: key, diagnostics: checked.diagnostics, identities, runtimes }, files: [...rendered.files, ...gitops] };
 }

@@ -17,7 +17,7 @@ import { checkFleet } from '../check';
 import type { RuntimeIdentity } from '../../validate/model';
 import { cmp, type Diagnostic, type DocPath, ExitCode, formatField, normalizeDiagnostics } from '../../lib/diagnostics';
 import { renderFleet, type UnchangedRuntime, wiringByRuntime } from '../../render/render-fleet';
-import { massRemovalProblem } from '../synth';
+import { massRemovalProblem } from '../../write/mass-removal';
 import { type Problem, writeDist } from '../../write/dist-writer';
 import { shownDiagnostics } from '../run-record';
 import { type DistIndex, INDEX_FILE, loadIndex, readDistIndex, sha256 } from '../../lib/dist-index';

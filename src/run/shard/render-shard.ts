@@ -7,11 +7,10 @@
 
 import * as path from 'node:path';
 import { checkFleet } from '../check';
-import { identityOf } from '../../validate/model';
 import { cmp, type Diagnostic, ExitCode, normalizeDiagnostics } from '../../lib/diagnostics';
-import { renderFleet, wiringByRuntime } from '../../render/render-fleet';
+import { renderFleet } from '../../render/render-fleet';
 import { type Problem, writeDist } from '../../write/dist-writer';
-import { recordedDiagnostics } from '../run-record';
+import { renderedRuntimeRecord } from '../record';
 import { type ShardSpec, shardOf } from './assign';
 import { epochAt, shardKey } from './common';
 import { MANIFEST_FILE, MANIFEST_KIND, serializeManifest, type ShardRuntime } from './manifest';
@@ -69,23 +68,11 @@ export function renderShard(options: ShardOptions): ShardResult {
   const files = new Map<string, string>();
   for (const [rel, content] of rendered.files) if (rel.startsWith('runtimes/')) files.set(rel, content);
 
-  const wired = wiringByRuntime(files.keys());
-  const entries: ShardRuntime[] = [];
-  for (const r of checked.runtimes) {
-    const loaded = checked.runtimeFiles.get(r.runtime.file);
-    if (!loaded) throw new Error(`renderShard: no loaded file for runtime ${r.runtime.name}`);
-    const { file: _file, ...identity } = identityOf(r.runtime);
-    const name = r.runtime.name;
-    entries.push({
-      relPath: loaded.relPath,
-      digest: loaded.digest,
-      identity,
-      runtimeID: r.runtime.runtimeID,
-      targets: wired.get(name)?.targets ?? [],
-      // As synth's run record keeps them: the runtime's own file as '' (merge shows it as it sees it).
-      diagnostics: recordedDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
-    });
-  }
+  const entries: ShardRuntime[] = checked.runtimes.map((r) => {
+    // As synth's run record keeps it: the runtime's own file as '' in its diagnostics (merge shows it as it sees it).
+    const { relPath, digest, identity, diagnostics: own, targets } = renderedRuntimeRecord(checked, r, rendered.wiring.get(r.runtime.name)?.targets ?? []);
+    return { relPath, digest, identity, runtimeID: r.runtime.runtimeID, targets, diagnostics: own };
+  });
   entries.sort((a, b) => cmp(a.relPath, b.relPath));
   files.set(MANIFEST_FILE, serializeManifest({ kind: MANIFEST_KIND, version: 1, shard: index, of, key, epoch: epochAt(model, options.now), runtimes: entries }));
 

@@ -1,0 +1,109 @@
+// The plan stage of a synth: what the run can take from the last one, decided before any runtime
+// file is read. It reads the run record of the cache folder (./run-record.ts) and dist/'s index,
+// loads the fleet-wide layers once (fleet.yaml, groups, auxiliary files: the check's input, not read
+// again), and decides whether the record can be used (same layers key and time epoch, dist/'s index
+// the one its run wrote) and, without it, whether a large fleet is rendered in parts.
+
+import * as path from 'node:path';
+import { indexTextDigest } from '../lib/dist-index';
+import { type FleetLayers, loadFleet, loadLayers } from '../load/load';
+import { readIndexBytes } from '../write/dist-writer';
+import { workerCount } from './parallel/pool';
+import { epochOf, layersKey, loadRunRecord, type RunRecord } from './run-record';
+
+export interface SynthOptions {
+  readonly fleetDir: string;
+  readonly outDir: string;
+  readonly cwd: string;
+  readonly now: Date;
+  readonly allowEmpty?: boolean;
+  readonly allowMassRemoval?: boolean;
+  /** Parse cache folder (see load/parse-cache.ts); undefined parses every file. */
+  readonly cacheDir?: string;
+  /** Environment for the worker settings (KYMA_FLEET_WORKERS, KYMA_FLEET_PARALLEL_MIN); process.env by default. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Told what the run is doing (the CLI draws a progress bar on a terminal for long runs). */
+  readonly progress?: (phase: string, done: number, total: number) => void;
+}
+
+/** dist/'s index as the run read it at its start. */
+export interface ReadIndex {
+  readonly text: string;
+  /** sha256 of the text (what a run record names). */
+  readonly digest: string;
+  /** Its bytes, kept for the write to compare under dist/'s lock (only when the run stays in this thread with a usable record). */
+  readonly bytes?: Buffer;
+}
+
+/** What a check needs to know before it reads a runtime file. */
+export interface CheckPlan {
+  readonly outDir: string;
+  readonly fleetRoot: string;
+  /** The fleet-wide layers, loaded once. */
+  readonly layers: FleetLayers;
+  /** layersKey of the layers and the options that change a check's verdict. */
+  readonly key: string;
+  /** The record of the last synth while dist/'s index is the one that run wrote. */
+  readonly trusted: RunRecord | undefined;
+  /** The trusted record when it also has this run's key and time epoch: unchanged runtime files are not parsed. */
+  readonly reusable: RunRecord | undefined;
+  readonly index: ReadIndex | undefined;
+}
+
+export interface RunPlan extends CheckPlan {
+  /** How many runtime files the run checks (the record's count when it is reusable). */
+  readonly runtimeFiles: number;
+  /** Worker parts that check and render the runtimes (0: this thread does it all). */
+  readonly parts: number;
+}
+
+/** The plan of a synth: the check's plan, and whether a large fleet is rendered in parts. */
+export function plan(options: SynthOptions): RunPlan {
+  const planned = planCheck(options, true);
+  // With a usable record the run stays in this thread: runtimes/ is listed once, by the check.
+  const runtimeFiles = planned.reusable ? Object.keys(planned.reusable.runtimes).length : countRuntimeFiles(options, planned.layers);
+  const parts = planned.reusable ? 0 : workerCount(runtimeFiles, options.env ?? process.env);
+  // The write compares dist/'s index under its lock with its bytes (a run in this thread only: a
+  // large run without a usable record does not hold a second copy of a 140 MB index at 100,000).
+  const index = planned.index && !planned.reusable ? { text: planned.index.text, digest: planned.index.digest } : planned.index;
+  return { ...planned, index, runtimeFiles, parts };
+}
+
+/**
+ * The plan of a check with the run record (synth, validate). `withoutRecord`: read dist/'s index
+ * even when there is no record (synth's transition rules use it; validate's check reads it itself,
+ * and only when a rule asks).
+ */
+export function planCheck(options: Pick<SynthOptions, 'fleetDir' | 'outDir' | 'cwd' | 'now' | 'allowEmpty' | 'cacheDir'>, withoutRecord: boolean): CheckPlan {
+  const outDir = path.resolve(options.cwd, options.outDir);
+  const fleetRoot = path.resolve(options.cwd, options.fleetDir);
+  const cacheDir = options.cacheDir;
+  const record = cacheDir ? loadRunRecord(cacheDir, options.cwd, fleetRoot, outDir) : undefined;
+  const bytes = cacheDir && (record || withoutRecord) ? readIndexBytes(outDir) : undefined;
+  const text = bytes?.toString('utf8');
+  const digest = text === undefined ? undefined : indexTextDigest(text);
+  // The record describes dist/ only while dist/'s index is the one that run wrote.
+  const trusted = record && digest === record.index ? record : undefined;
+  const layers = loadLayers({ fleetDir: options.fleetDir, cwd: options.cwd });
+  const key = layersKey(layers, { allowEmpty: options.allowEmpty ?? false });
+  const reusable = trusted && trusted.key === key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined;
+  const index = text === undefined ? undefined : { text, digest: digest!, ...(bytes ? { bytes } : {}) };
+  return { outDir, fleetRoot, layers, key, trusted, reusable, index };
+}
+
+/** How many files runtimes/ lists that the check would look at (none is read). */
+function countRuntimeFiles(options: SynthOptions, layers: FleetLayers): number {
+  let count = 0;
+  loadFleet({
+    fleetDir: options.fleetDir,
+    cwd: options.cwd,
+    layers,
+    runtimePlan: () => ({
+      select: () => {
+        count++;
+        return false;
+      },
+    }),
+  });
+  return count;
+}

@@ -1,0 +1,42 @@
+// One rendered runtime as a run remembers it: the digest and stamp of its runtime file, its identity
+// (for the checks across files), its diagnostics as a record keeps them, and the target folders its
+// render produced. One assembly for every way a runtime is rendered: synth in this thread
+// (./synth.ts), a part in a worker thread (./parallel/part.ts), a shard (./shard/render-shard.ts).
+// The targets are what the render returned (RenderedFleet.wiring), never read back from file paths.
+
+import type { Target } from '../render/render-runtime';
+import type { ResolvedRuntime } from '../resolve/resolve';
+import { identityOf, type RuntimeIdentity } from '../validate/model';
+import type { CheckedFleet } from './check';
+import { recordedDiagnostics } from './run-record';
+
+export interface RenderedRuntimeRecord {
+  /** Its runtime file in the fleet folder (runtimes/<name>.yaml) and as this run displays it. */
+  readonly relPath: string;
+  readonly file: string;
+  /** sha256 of the runtime file's bytes. */
+  readonly digest: string;
+  /** The file's stamp when it was read (load/load.ts fileStamp), if it was settled then. */
+  readonly stamp?: string;
+  /** Identity without the file (display paths depend on the working folder). */
+  readonly identity: Omit<RuntimeIdentity, 'file'>;
+  /** Its diagnostics, its own file as '' (recordedDiagnostics). */
+  readonly diagnostics: ReturnType<typeof recordedDiagnostics>;
+  readonly targets: readonly Target[];
+}
+
+/** The record of a checked runtime with the targets of its render (or, when it was kept, of its last one). */
+export function renderedRuntimeRecord(checked: Pick<CheckedFleet, 'runtimeFiles' | 'runtimeDiagnostics'>, r: ResolvedRuntime, targets: readonly Target[]): RenderedRuntimeRecord {
+  const loaded = checked.runtimeFiles.get(r.runtime.file);
+  if (!loaded) throw new Error(`renderedRuntimeRecord: no loaded file for runtime ${r.runtime.name}`);
+  const { file, ...identity } = identityOf(r.runtime);
+  return {
+    relPath: loaded.relPath,
+    file,
+    digest: loaded.digest,
+    ...(loaded.stamp === undefined ? {} : { stamp: loaded.stamp }),
+    identity,
+    diagnostics: recordedDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
+    targets,
+  };
+}
