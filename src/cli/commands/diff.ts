@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { ExitCode } from '../../lib/diagnostics';
 import { formatDiffMarkdown } from '../../render/markdown-diff';
+import { blastRadiusMarkdown, rolloutOverview } from '../../rollout/blast-radius';
 import { formatDiffJson, formatDiffText, isEmptyDiff } from '../../render/tree-diff';
 import { diffDist } from '../../run/synth';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
@@ -80,7 +81,14 @@ export function diffCommand(streams: Streams, setExit: (code: number) => void): 
       const format = {
         text: () => formatDiffText(diff, flags.out),
         json: () => formatDiffJson(diff),
-        markdown: () => formatDiffMarkdown(diff, { fullDiffFile: flags.outputFile }),
+        markdown: () => {
+          // With rollout rings: which rings the change reaches now and how many runtimes wait (src/rollout/blast-radius.ts).
+          const rollout = rolloutOverview(flags.fleet, streams.cwd);
+          const sections = rollout ? [blastRadiusMarkdown(rollout, new Set([...diff.runtimes.added, ...diff.runtimes.removed, ...diff.runtimes.changed]))] : [];
+          const md = formatDiffMarkdown(diff, { fullDiffFile: flags.outputFile, sections });
+          // A change that reaches no runtime yet still says where it will go.
+          return isEmptyDiff(diff) && sections.length > 0 ? `${md}\n${sections[0]}` : md;
+        },
       }[flags.output];
       streams.out(format());
       setExit(flags.exitCode === true && !isEmptyDiff(diff) ? EXIT_CHANGES : ExitCode.Ok);
