@@ -1,10 +1,37 @@
-// The text after the top-level `kyma-fleet --help`: the environment variables the CLI reads and
-// where the documentation is. The list is data so a test can check it against every environment
-// read in src/ (test/cli/help.test.ts).
+// The text after the top-level `kyma-fleet --help`: the exit codes, the environment variables the
+// CLI reads and where the documentation is. Both lists are data: the exit codes are the ExitCode
+// table of src/lib/diagnostics.ts with a meaning each (the compiler refuses a code without one),
+// and a test checks the help and docs/cli.md against them and the variables against every
+// environment read in src/ (test/cli/help.test.ts).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ExitCode } from '../lib/diagnostics';
 import { packageRoot } from '../lib/version';
+
+/** What each exit code means, as the help and docs/cli.md print it. */
+export const EXIT_CODE_MEANINGS: Readonly<Record<keyof typeof ExitCode, string>> = {
+  Ok: 'success (status, apply garden: the report was written, whatever the states in it)',
+  InvalidInput: 'invalid input: the fleet has errors, or init/new would conflict with what exists; nothing written',
+  Usage: 'usage: unknown command or option, a missing or malformed value',
+  OutOfDate: 'out of date: synth --check found dist/ stale; apply garden refuses a dist/ that is not the fleet\'s render',
+  IoOrLock: 'I/O or lock: an output or status folder cannot be written or another run holds its lock; left unchanged',
+  StatusGlobalFailure: 'cluster access failed: kubeconfig unreadable or unusable, credentials refused, a cluster unreachable, a Shoot not written',
+  Internal: 'internal error: a bug, please report it with the message',
+};
+
+export interface ExitCodeRow {
+  readonly code: number;
+  readonly name: string;
+  readonly meaning: string;
+}
+
+/** The exit codes in numeric order. */
+export function exitCodeTable(): ExitCodeRow[] {
+  return (Object.entries(ExitCode) as Array<[keyof typeof ExitCode, number]>)
+    .map(([name, code]) => ({ code, name, meaning: EXIT_CODE_MEANINGS[name] }))
+    .sort((a, b) => a.code - b.code);
+}
 
 export interface EnvironmentVariable {
   readonly name: string;
@@ -12,7 +39,8 @@ export interface EnvironmentVariable {
 }
 
 export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
-  { name: 'KUBECONFIG', meaning: 'kubeconfig file when --kubeconfig is not given (apply garden)' },
+  { name: 'KUBECONFIG', meaning: 'kubeconfig files of status and apply garden when --kubeconfig is not given: a list separated by \':\', as for kubectl' },
+  { name: 'HOME', meaning: 'without --kubeconfig and KUBECONFIG, the kubeconfig is ~/.kube/config' },
   { name: 'SOURCE_DATE_EPOCH', meaning: 'evaluation time (seconds since 1970) when --now is not given (version expiry checks)' },
   { name: 'KYMA_FLEET_CACHE_DIR', meaning: 'cache folder; default node_modules/.cache/kyma-fleet when ./node_modules exists, else $XDG_CACHE_HOME/kyma-fleet' },
   { name: 'XDG_CACHE_HOME', meaning: 'base of the default cache folder outside an npm project (default ~/.cache)' },
@@ -35,10 +63,15 @@ export function docsLocation(root: string | undefined = packageRoot()): string {
 
 export function topLevelHelpText(): string {
   const width = Math.max(...ENVIRONMENT_VARIABLES.map((v) => v.name.length));
+  const codes = exitCodeTable();
+  const codeWidth = Math.max(...codes.map((c) => String(c.code).length));
   return (
+    '\nExit codes:\n' +
+    codes.map((c) => `  ${String(c.code).padEnd(codeWidth)}  ${c.meaning}\n`).join('') +
     '\nEnvironment variables:\n' +
     ENVIRONMENT_VARIABLES.map((v) => `  ${v.name.padEnd(width)}  ${v.meaning}\n`).join('') +
     `\nDocumentation: ${docsLocation()}\n` +
-    '  (fleet format, applying with Flux and Argo CD, CI, status, troubleshooting by error code: docs/ of the kyma-fleet repository)\n'
+    '  (commands, options, JSON output and exit codes: docs/cli.md; fleet format, applying with Flux and Argo CD,\n' +
+    '   CI, status, troubleshooting by error code: docs/ of the kyma-fleet repository)\n'
   );
 }

@@ -1,6 +1,7 @@
 // Options and argument parsing shared by several commands.
 
 import { Option } from 'commander';
+import { kubeconfigSource, readKubeconfigHead } from '../lib/kubeconfig-files';
 import { defaultCacheDir } from '../load/parse-cache';
 
 /** A usage mistake that commander cannot see (bad --now value, unknown runtime name): exit 2. */
@@ -23,10 +24,52 @@ export const outOption = (): Option => new Option('--out <dir>', 'output folder 
 export const nowOption = (): Option =>
   new Option('--now <time>', 'evaluation time for version expiry checks (RFC 3339); default: SOURCE_DATE_EPOCH or the clock');
 
+/** -o/--output of every command: `text` first (the default), `json` always (docs/cli.md, schemas/output/). */
 export function outputOption(choices: string[]): Option {
-  return new Option('--output <format>', 'output format').choices(choices).default(choices[0]);
+  return new Option('-o, --output <format>', 'output format').choices(choices).default(choices[0]);
 }
 
+/** --kubeconfig of the commands that read clusters; without it kubectl's rules apply (../lib/kubeconfig-files.ts). */
+export const kubeconfigOption = (): Option =>
+  new Option('--kubeconfig <file>', "kubeconfig file; default: $KUBECONFIG (a ':'-separated list, as for kubectl), else ~/.kube/config");
+
+/** --<role>-context of the commands that read clusters: a context of the kubeconfig, default its current-context. */
+export const contextOption = (flag: string, what: string): Option =>
+  new Option(`--${flag}-context <ctx>`, `kubeconfig context of the ${what}; default: the kubeconfig's current-context`);
+
+/** The kubeconfig files and contexts of a live command, as kubectl would pick them. */
+export interface LiveKubeconfig {
+  readonly files: readonly string[];
+  /** The context per role: the option's value, else the current-context. */
+  readonly contexts: Readonly<Record<string, string>>;
+}
+
+/**
+ * Resolves --kubeconfig and the context options of a live command: `contexts` maps a role (`kcp`,
+ * `garden`) to its option value (undefined when not given). Returns `unreadable` with the OS error
+ * when a kubeconfig file exists but cannot be read (exit 5, reason UnreadableKubeconfig). A usage
+ * error when there is no kubeconfig at all, or a role has no context and the kubeconfig no
+ * current-context.
+ */
+export function liveKubeconfig(
+  kubeconfig: string | undefined,
+  contexts: Readonly<Record<string, string | undefined>>,
+  streams: { readonly env: NodeJS.ProcessEnv; readonly cwd: string },
+): LiveKubeconfig | { readonly unreadable: string } {
+  const source = kubeconfigSource(kubeconfig, streams.env, streams.cwd);
+  if ('missing' in source) throw new UsageError(`no kubeconfig: ${source.missing}; give --kubeconfig FILE or set KUBECONFIG`);
+  const head = readKubeconfigHead(source.files);
+  if ('unreadable' in head) return head;
+  const resolved: Record<string, string> = {};
+  for (const [role, value] of Object.entries(contexts)) {
+    const context = value ?? head.currentContext;
+    if (context === undefined) {
+      throw new UsageError(`--${role}-context is not given and the kubeconfig (${source.origin}: ${source.files.join(', ')}) has no current-context; name the context with --${role}-context CTX`);
+    }
+    resolved[role] = context;
+  }
+  return { files: source.files, contexts: resolved };
+}
 
 export const cacheOption = (): Option => new Option('--no-cache', 'check every fleet file again (skip the parse cache and the run record)');
 

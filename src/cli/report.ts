@@ -3,6 +3,7 @@
 
 import { type Diagnostic, ExitCode, formatDiagnostic } from '../lib/diagnostics';
 import type { Problem } from '../write/dist-writer';
+import { printJson, problemJson } from './json-output';
 
 export interface Streams {
   readonly out: (text: string) => void;
@@ -70,14 +71,37 @@ export interface WriteOutcome {
   readonly changed?: boolean;
   readonly written?: number;
   readonly removed?: number;
+  readonly runtimes?: number;
 }
 
 /**
  * Prints what such a command did: its diagnostics, then the write problem, the error count (`who`
- * had errors, `out` left unchanged) or the summary line `<out>: written (<what>, N files…)`.
- * Returns the exit code.
+ * had errors, `out` left unchanged) or the summary line `<out>: written (<what>, N files…)`; with
+ * `format` json the document of schemas/output/synth.schema.json (`extra` adds fields such as the
+ * shard). Returns the exit code.
  */
-export function reportWrite(r: WriteOutcome, labels: { readonly who: string; readonly out: string; readonly what: string }, streams: Streams): number {
+export function reportWrite(
+  r: WriteOutcome,
+  labels: { readonly who: string; readonly out: string; readonly what: string },
+  streams: Streams,
+  format: 'text' | 'json' = 'text',
+  extra: Readonly<Record<string, unknown>> = {},
+): number {
+  if (format === 'json') {
+    printJson(streams, {
+      ok: r.exitCode === ExitCode.Ok,
+      exitCode: r.exitCode,
+      check: false,
+      out: labels.out,
+      ...extra,
+      runtimes: r.runtimes ?? 0,
+      upToDate: r.exitCode === ExitCode.Ok && r.changed !== true,
+      files: r.exitCode === ExitCode.Ok ? { written: r.written ?? 0, removed: r.removed ?? 0 } : { written: 0, removed: 0 },
+      diagnostics: r.diagnostics,
+      ...(r.problem ? { problem: problemJson(r.problem) } : {}),
+    });
+    return r.exitCode;
+  }
   printDiagnostics(r.diagnostics, streams);
   if (r.problem) {
     printProblem(labels.out, r.problem, streams);

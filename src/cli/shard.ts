@@ -16,6 +16,7 @@ export interface ShardFlags {
   readonly check?: boolean;
   readonly allowEmpty?: boolean;
   readonly allowMassRemoval?: boolean;
+  readonly output: 'text' | 'json';
 }
 
 /** Options of plain synth that have no meaning for one shard. */
@@ -42,5 +43,9 @@ export function synthShard(flags: ShardFlags, streams: Streams, setExit: (code: 
     // Immutable fields are checked against the full render, as plain synth checks its --out.
     previousDist: 'dist',
   });
-  setExit(reportWrite(r, { who: flags.fleet, out, what: `shard ${spec.index} of ${spec.of}, ${plural(r.runtimes ?? 0, 'runtime')}` }, streams));
+  setExit(
+    reportWrite(r, { who: flags.fleet, out, what: `shard ${spec.index} of ${spec.of}, ${plural(r.runtimes ?? 0, 'runtime')}` }, streams, flags.output, {
+      shard: { index: spec.index, of: spec.of },
+    }),
+  );
 }

@@ -1,11 +1,15 @@
-// The top-level help names every environment variable the CLI reads and where the documentation
-// is; `new` has a usage line that reads as the command is used. Through the real binary (issue 21).
+// The top-level help names every exit code (from the one table, ExitCode), every environment
+// variable the CLI reads and where the documentation is; every command has a usage line of one
+// shape, `new` one that reads as it is used. Through the real binary (issue 21).
 
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT_VARIABLES } from '../../src/cli/help-text';
+import type { Command } from 'commander';
+import { ENVIRONMENT_VARIABLES, exitCodeTable } from '../../src/cli/help-text';
+import { buildProgram } from '../../src/cli/main';
+import { ExitCode } from '../../src/lib/diagnostics';
 import { BIN, REPO } from '../helpers/fleet-fixture';
 
 /** Environment reads in src/ that the help leaves out on purpose, and why. */
@@ -70,3 +74,51 @@ describe('help', () => {
     expect(cli(['help', 'new']).split('\n')[0]).toBe('Usage: kyma-fleet new <kind> [options] <name>');
   });
 });
+
+describe('exit codes and usage lines', () => {
+  const program = buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: REPO }, () => {});
+
+  it('the top-level help lists every exit code of the one table (ExitCode) with its meaning, in order; docs/cli.md the same', () => {
+    const table = exitCodeTable();
+    expect(table.map((r) => r.code)).toEqual(Object.values(ExitCode).sort((a, b) => a - b));
+    const section = /\nExit codes:\n([\s\S]*?)\n\n/.exec(cli(['--help']))?.[1] ?? '';
+    expect(section.split('\n')).toEqual(table.map((r) => expect.stringMatching(new RegExp(`^  ${r.code} +${escape(r.meaning)}$`))));
+    const docs = fs.readFileSync(path.join(REPO, 'docs/cli.md'), 'utf8');
+    const rows = [...docs.matchAll(/^\| (\d+) \| `(\w+)` \| (.*) \|$/gm)].map((m) => ({ code: Number(m[1]), name: m[2], meaning: m[3] }));
+    expect(rows).toEqual(table);
+  });
+
+  it('every command has a usage line of one shape: kyma-fleet <command path> [options] <arguments>', () => {
+    const walk = (cmd: Command, words: string[]): string[][] => cmd.commands.flatMap((c) => [[...words, c.name()], ...walk(c, [...words, c.name()])]);
+    const shape = /^Usage: kyma-fleet( [a-z]+(-[a-z]+)*| <[a-z]+>)* \[options\]( <[a-z]+(-[a-z]+)*(\.\.\.)?>| \[[a-z]+(-[a-z]+)*(\.\.\.)?\])*$/;
+    expect(cli(['--help']).split('\n')[0]).toBe('Usage: kyma-fleet <command> [options]');
+    for (const words of walk(program, [])) {
+      const usage = cli([...words, '--help']).split('\n')[0]!;
+      expect(usage, words.join(' ')).toMatch(shape);
+      expect(usage.startsWith(`Usage: kyma-fleet ${words.join(' ')} `), usage).toBe(true);
+    }
+  });
+});
+
+describe('docs/cli.md', () => {
+  const program = buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: REPO }, () => {});
+  const docs = fs.readFileSync(path.join(REPO, 'docs/cli.md'), 'utf8');
+  const leaves = (cmd: Command, words: string[]): string[][] =>
+    cmd.commands.flatMap((c) => (c.commands.length > 0 ? leaves(c, [...words, c.name()]) : [[...words, c.name()]]));
+
+  it('has a section per command with its usage line and every one of its options', () => {
+    for (const words of leaves(program, [])) {
+      const title = `## \`kyma-fleet ${words.join(' ')}\``;
+      const at = docs.indexOf(`\n${title}\n`);
+      expect(at, title).toBeGreaterThan(0);
+      const section = docs.slice(at + 1).split(/\n## /)[0]!;
+      const usage = cli([...words, '--help']).split('\n')[0]!.replace(/^Usage: /, '');
+      expect(section, `${title}: usage line`).toContain(`\`${usage}\``);
+      const cmd = words.reduce<Command>((c, w) => c.commands.find((x) => x.name() === w)!, program);
+      for (const o of cmd.options) expect(section, `${title}: ${o.flags}`).toContain(`| \`${o.flags.replace(/ <[^>]+>$/, '')}`);
+    }
+    for (const o of program.options.filter((x) => x.long !== '--version')) expect(docs, o.flags).toContain(`**\`${o.flags}\`**`);
+  });
+});
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

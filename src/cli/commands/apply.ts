@@ -5,7 +5,9 @@
 // Exit 0 when every Shoot has its entries (written or already there); 1 for an invalid fleet or a
 // run the mass-change guard stopped; 2 for usage mistakes; 3 when dist/ is out of date; 4 when the
 // status folder is locked or its report cannot be written; 5 when the Garden cluster cannot be
-// used (401, a refused kubeconfig) or a Shoot was refused or could not be written.
+// used (401, an unreadable or refused kubeconfig) or a Shoot was refused or could not be written.
+// The kubeconfig is found as kubectl finds it (--kubeconfig, else $KUBECONFIG, else ~/.kube/config;
+// --garden-context defaults to its current-context). JSON: schemas/output/apply-garden.schema.json.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -21,7 +23,8 @@ import { manifestFile } from '../../render/serialize';
 import { manifestFileName } from '../../render/render-fleet';
 import { sanitizeMessage } from '../../observe/sanitize';
 import { lockStatusDir } from '../../status/status-lock';
-import { concurrencyOption, evaluationTime, fleetOption, outOption, outputOption, timeoutOption, UsageError } from '../options';
+import { failureDocument, printJson, problemJson } from '../json-output';
+import { concurrencyOption, contextOption, evaluationTime, fleetOption, kubeconfigOption, liveKubeconfig, outOption, outputOption, timeoutOption, UsageError } from '../options';
 import { plural, printDiagnostics, type Streams } from '../report';
 
 interface GardenFlags {
@@ -51,8 +54,8 @@ export function applyCommand(streams: Streams, setExit: (code: number) => void):
     .addOption(fleetOption())
     .addOption(outOption())
     .addOption(new Option('--dry-run', 'read the Shoots and print the patch each would get; write nothing'))
-    .addOption(new Option('--kubeconfig <file>', 'kubeconfig with the Garden context (default: $KUBECONFIG)'))
-    .addOption(new Option('--garden-context <ctx>', 'kubeconfig context of the Garden cluster (a service account with rights on the projects\' Shoots)'))
+    .addOption(kubeconfigOption())
+    .addOption(contextOption('garden', "Garden cluster (a service account with rights on the projects' Shoots)"))
     .addOption(new Option('--allow-exec', 'allow kubeconfig exec and auth-provider plugins (they run commands)'))
     .addOption(new Option('--concurrency <n>', `Shoots read and written in parallel (default ${DEFAULT_CONCURRENCY})`))
     .addOption(new Option('--timeout <seconds>', `timeout per request (default ${DEFAULT_TIMEOUT_SECONDS})`))
@@ -63,22 +66,26 @@ export function applyCommand(streams: Streams, setExit: (code: number) => void):
     .addHelpText(
       'after',
       '\nExamples:\n' +
-        '  kyma-fleet apply garden --kubeconfig "$KUBECONFIG" --garden-context garden --dry-run\n' +
+        '  kyma-fleet apply garden --garden-context garden --dry-run      # kubeconfig from $KUBECONFIG\n' +
         '  kyma-fleet apply garden --kubeconfig garden.yaml --garden-context garden acme-eu-prod-2\n',
     )
     .action(async (names: string[], flags: GardenFlags) => setExit(await applyGardenCommand(names, flags, streams)));
   garden.exitOverride().configureOutput({ writeOut: streams.out, writeErr: streams.err });
-  return new Command('apply').description('apply rendered output that GitOps controllers must not apply (garden: Shoot extension entries)').addCommand(garden);
+  return new Command('apply')
+    .description('apply rendered output that GitOps controllers must not apply (garden: Shoot extension entries)')
+    .usage('<target> [options]')
+    .addCommand(garden);
 }
 
 async function applyGardenCommand(names: string[], flags: GardenFlags, streams: Streams): Promise<number> {
-  const live = checkUsage(flags, streams.env);
+  const live = checkUsage(flags, streams);
+  if ('failure' in live) {
+    return fail(streams, flags, ExitCode.StatusGlobalFailure, `apply garden: error: ${live.failure.reason}: ${live.failure.message} (nothing written)`, { failure: live.failure });
+  }
   const now = evaluationTime(flags.now, streams.env);
   const checked = checkFleet({ fleetDir: flags.fleet, cwd: streams.cwd, now });
   if (!checked.ok || !checked.model) {
-    printDiagnostics(checked.diagnostics, streams);
-    streams.err(`${flags.fleet}: the fleet is invalid; apply garden needs a valid fleet (nothing written)\n`);
-    return ExitCode.InvalidInput;
+    return fail(streams, flags, ExitCode.InvalidInput, `${flags.fleet}: the fleet is invalid; apply garden needs a valid fleet (nothing written)`, { diagnostics: checked.diagnostics });
   }
   const model = checked.model;
   const all = checked.runtimes.map((r) => r.runtime.name);
@@ -100,19 +107,17 @@ async function applyGardenCommand(names: string[], flags: GardenFlags, streams: 
     if (p.target.owned.extensions.length > 0) planned.push(p);
   }
   if (stale.length > 0) {
-    streams.err(`${stale.slice(0, 10).join(', ')}${stale.length > 10 ? `, … (${stale.length - 10} more)` : ''}: out of date with ${flags.fleet}; run kyma-fleet synth and apply what was reviewed (nothing written)\n`);
-    return ExitCode.OutOfDate;
+    const message = `${stale.slice(0, 10).join(', ')}${stale.length > 10 ? `, … (${stale.length - 10} more)` : ''}: out of date with ${flags.fleet}; run kyma-fleet synth and apply what was reviewed (nothing written)`;
+    return fail(streams, flags, ExitCode.OutOfDate, message);
   }
 
   const writeDir = path.resolve(streams.cwd, flags.write ?? path.join(flags.fleet, 'status'));
   const display = `${toSlash(path.relative(streams.cwd, writeDir)) || '.'}/`;
   const lock = flags.dryRun ? undefined : lockStatusDir(writeDir, display);
-  if (lock && !lock.ok) {
-    streams.err(`${display}: error: ${lock.problem.message} [${lock.problem.code}]\n`);
-    return ExitCode.IoOrLock;
-  }
+  if (lock && !lock.ok) return fail(streams, flags, ExitCode.IoOrLock, `${display}: error: ${lock.problem.message} [${lock.problem.code}]`, { problem: problemJson(lock.problem) });
   try {
-    const { applyGarden } = require('../../apply/apply-garden') as typeof import('../../apply/apply-garden');
+    // Loaded only now: it pulls in @kubernetes/client-node.
+    const { applyGarden } = await import('../../apply/apply-garden');
     const maxShare = model.options.maxRemovalShare;
     const guard = flags.allowMassChange
       ? undefined
@@ -134,10 +139,7 @@ async function applyGardenCommand(names: string[], flags: GardenFlags, streams: 
       if (r) records.set(p.target.name, applyRecord(p, r, now));
     }
     const problem = writeGardenReport(writeDir, mergeGardenReport(readGardenReport(writeDir), new Set(all), records));
-    if (problem !== undefined) {
-      streams.err(`${display}: error: ${problem}\n`);
-      return ExitCode.IoOrLock;
-    }
+    if (problem !== undefined) return fail(streams, flags, ExitCode.IoOrLock, `${display}: error: ${problem}`);
     return code;
   } finally {
     if (lock?.ok) lock.release();
@@ -161,8 +163,8 @@ function applyRecord(p: PlannedRuntime, r: GardenResult, now: Date): RuntimeAppl
 
 function report(run: GardenRun, planned: readonly PlannedRuntime[], flags: GardenFlags, streams: Streams): number {
   if (run.global) {
-    streams.err(`apply garden: error: ${run.global.reason}: ${sanitizeMessage(run.global.message)} (nothing written after it)\n`);
-    return ExitCode.StatusGlobalFailure;
+    const failure = { reason: run.global.reason, message: sanitizeMessage(run.global.message) };
+    return fail(streams, flags, ExitCode.StatusGlobalFailure, `apply garden: error: ${failure.reason}: ${failure.message} (nothing written after it)`, { failure });
   }
   const rows = planned.map((p) => ({ p, r: run.results.get(p.target.name) }));
   if (flags.output === 'json') {
@@ -206,9 +208,9 @@ function report(run: GardenRun, planned: readonly PlannedRuntime[], flags: Garde
     }
   }
   if (run.guarded !== undefined && flags.dryRun) {
-    streams.err(`apply garden: warning: without --dry-run this run would stop: ${run.guarded} [${E_MASS_CHANGE}]\n`);
+    if (flags.output !== 'json') streams.err(`apply garden: warning: without --dry-run this run would stop: ${run.guarded} [${E_MASS_CHANGE}]\n`);
   } else if (run.guarded !== undefined) {
-    streams.err(`apply garden: error: ${run.guarded} [${E_MASS_CHANGE}]\n`);
+    if (flags.output !== 'json') streams.err(`apply garden: error: ${run.guarded} [${E_MASS_CHANGE}]\n`);
     return ExitCode.InvalidInput;
   }
   const count = (o: string): number => rows.filter(({ r }) => r?.outcome === o).length;
@@ -224,13 +226,31 @@ function report(run: GardenRun, planned: readonly PlannedRuntime[], flags: Garde
   return failed > 0 ? ExitCode.StatusGlobalFailure : ExitCode.Ok;
 }
 
-function checkUsage(flags: GardenFlags, env: NodeJS.ProcessEnv) {
-  const kubeconfig = flags.kubeconfig ?? env.KUBECONFIG;
-  if (!kubeconfig) throw new UsageError('apply garden needs a kubeconfig: --kubeconfig FILE (or $KUBECONFIG) with --garden-context CTX');
-  if (!flags.gardenContext) throw new UsageError('apply garden needs --garden-context CTX: the context of the Garden cluster in the kubeconfig');
+interface GardenLive {
+  readonly kubeconfig: readonly string[];
+  readonly gardenContext: string;
+  readonly allowExec: boolean;
+  readonly concurrency: number;
+  readonly timeoutMs: number;
+}
+
+function checkUsage(flags: GardenFlags, streams: Streams): GardenLive | { readonly failure: { readonly reason: string; readonly message: string } } {
+  // Malformed values first: a usage error (exit 2) before any file is read.
   const concurrency = concurrencyOption(flags.concurrency, DEFAULT_CONCURRENCY);
   const timeoutMs = timeoutOption(flags.timeout, DEFAULT_TIMEOUT_SECONDS);
-  return { kubeconfig, gardenContext: flags.gardenContext, allowExec: flags.allowExec === true, concurrency, timeoutMs };
+  const kubeconfig = liveKubeconfig(flags.kubeconfig, { garden: flags.gardenContext }, streams);
+  if ('unreadable' in kubeconfig) return { failure: { reason: 'UnreadableKubeconfig', message: kubeconfig.unreadable } };
+  return { kubeconfig: kubeconfig.files, gardenContext: kubeconfig.contexts.garden!, allowExec: flags.allowExec === true, concurrency, timeoutMs };
+}
+
+/** Prints a failure that ends the run (text: the message on stderr, after the diagnostics) and returns its exit code. */
+function fail(streams: Streams, flags: GardenFlags, exitCode: number, message: string, parts: Parameters<typeof failureDocument>[2] = {}): number {
+  if (flags.output === 'json') printJson(streams, failureDocument(exitCode, message, parts));
+  else {
+    printDiagnostics(parts.diagnostics ?? [], streams);
+    streams.err(`${message}\n`);
+  }
+  return exitCode;
 }
 
 function readText(file: string): string | undefined {

@@ -1,6 +1,6 @@
 // `kyma-fleet explain NAME`: the resolved settings of one runtime, every value with the
 // file:line of the layer that set it. Works on an invalid fleet too (errors go to stderr, exit 1),
-// because explaining a conflict is when it is needed most. With the run record of the last synth
+// because explaining a conflict is when it is needed most. JSON: schemas/output/explain.schema.json. With the run record of the last synth
 // into dist/, runtime files unchanged since then are not parsed again (see checkForExplain).
 
 import { Command } from 'commander';
@@ -9,6 +9,7 @@ import { ExitCode } from '../../lib/diagnostics';
 import { closestMatch } from '../../lib/suggest';
 import { checkForExplain } from '../../run/synth';
 import { UsageError, cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outputOption } from '../options';
+import { failureDocument, printJson } from '../json-output';
 import { printDiagnostics, type Streams } from '../report';
 
 interface ExplainFlags {
@@ -33,18 +34,20 @@ export function explainCommand(streams: Streams, setExit: (code: number) => void
         name,
       );
       const errors = diagnostics.filter((d) => d.severity === 'error');
-      printDiagnostics(errors, streams);
+      const json = flags.output === 'json';
+      if (!json) printDiagnostics(errors, streams);
       const resolved = result.runtimes.find((r) => r.runtime.name === name);
-      if (!resolved || !result.model) {
-        if (!result.model) {
-          setExit(ExitCode.InvalidInput);
-          return;
-        }
+      if (!result.model) {
+        if (json) printJson(streams, failureDocument(ExitCode.InvalidInput, `${flags.fleet}: the fleet cannot be loaded`, { diagnostics: errors }));
+        return setExit(ExitCode.InvalidInput);
+      }
+      if (!resolved) {
         const guess = closestMatch(name, names);
         throw new UsageError(`runtime ${JSON.stringify(name)} not found in ${flags.fleet}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''}`);
       }
       const explanation = explainRuntime(result.model, resolved);
-      streams.out(flags.output === 'json' ? JSON.stringify(explanation, null, 2) + '\n' : formatExplanation(explanation));
+      if (json) printJson(streams, { ok: errors.length === 0, diagnostics: errors, ...explanation });
+      else streams.out(formatExplanation(explanation));
       setExit(errors.length > 0 ? ExitCode.InvalidInput : ExitCode.Ok);
     });
 }

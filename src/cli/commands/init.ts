@@ -12,11 +12,13 @@ import { ExitCode } from '../../lib/diagnostics';
 import { packageVersion } from '../../lib/version';
 import { dnsLabelNameProblem, sanitizeDnsLabel } from '../../scaffold/names';
 import { FLEET_FOLDER, scaffoldFleetRepo } from '../../scaffold/templates';
-import { UsageError } from '../options';
+import { failureDocument, printJson } from '../json-output';
+import { outputOption, UsageError } from '../options';
 import { type Streams } from '../report';
 
 interface InitFlags {
   name?: string;
+  output: 'text' | 'json';
 }
 
 export function initCommand(streams: Streams, setExit: (code: number) => void): Command {
@@ -24,8 +26,16 @@ export function initCommand(streams: Streams, setExit: (code: number) => void): 
     .description('create a new fleet repository: fleet/, editor schemas, .gitignore, CI workflow, package.json')
     .argument('<dir>', 'folder to create (must not exist, or be empty)')
     .addOption(new Option('--name <name>', "fleet name (metadata.name in fleet.yaml); default: the folder's name as a DNS-1123 label"))
+    .addOption(outputOption(['text', 'json']))
     .addHelpText('after', '\nExamples:\n  kyma-fleet init acme-fleet\n  kyma-fleet init . --name acme\n')
     .action((dir: string, flags: InitFlags) => {
+      const json = flags.output === 'json';
+      /** Prints the failure (text: `error: <message>` on stderr) and returns its exit code. */
+      const fail = (exitCode: number, message: string): void => {
+        if (json) printJson(streams, failureDocument(exitCode, message));
+        else streams.err(`error: ${message}\n`);
+        setExit(exitCode);
+      };
       const target = path.resolve(streams.cwd, dir);
       let name: string;
       if (flags.name !== undefined) {
@@ -41,18 +51,15 @@ export function initCommand(streams: Streams, setExit: (code: number) => void): 
       try {
         const stat = fs.statSync(target);
         if (!stat.isDirectory()) {
-          streams.err(`error: ${display} exists and is not a folder; kyma-fleet init creates a new repository there\n`);
-          return setExit(ExitCode.InvalidInput);
+          return fail(ExitCode.InvalidInput, `${display} exists and is not a folder; kyma-fleet init creates a new repository there`);
         }
         if (fs.readdirSync(target).length > 0) {
-          streams.err(`error: ${display} exists and is not empty; kyma-fleet init only writes into a new or empty folder\n`);
-          return setExit(ExitCode.InvalidInput);
+          return fail(ExitCode.InvalidInput, `${display} exists and is not empty; kyma-fleet init only writes into a new or empty folder`);
         }
         existing = 'empty';
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-          streams.err(`error: cannot read ${display} (${(err as NodeJS.ErrnoException).code ?? String(err)})\n`);
-          return setExit(ExitCode.IoOrLock);
+          return fail(ExitCode.IoOrLock, `cannot read ${display} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
         }
         existing = 'none';
       }
@@ -64,14 +71,16 @@ export function initCommand(streams: Streams, setExit: (code: number) => void): 
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EEXIST' || code === 'ENOTEMPTY') {
-          streams.err(`error: ${display} was created by someone else meanwhile; nothing written\n`);
-          return setExit(ExitCode.InvalidInput);
+          return fail(ExitCode.InvalidInput, `${display} was created by someone else meanwhile; nothing written`);
         }
-        streams.err(`error: cannot write ${display} (${code ?? (err instanceof Error ? err.message : String(err))}); nothing written\n`);
-        return setExit(ExitCode.IoOrLock);
+        return fail(ExitCode.IoOrLock, `cannot write ${display} (${code ?? (err instanceof Error ? err.message : String(err))}); nothing written`);
       }
 
       const runtimes = [...files.keys()].filter((f) => f.startsWith(`${FLEET_FOLDER}/runtimes/`)).length;
+      if (json) {
+        printJson(streams, { ok: true, dir: display, name, files: [...files.keys()].sort() });
+        return setExit(ExitCode.Ok);
+      }
       const cd = path.relative(streams.cwd, target) || '.';
       streams.out(
         `${display}: created fleet ${JSON.stringify(name)} (${files.size} files: ${runtimes} example runtimes, 1 group, schemas, CI workflow)\n` +

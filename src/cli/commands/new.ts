@@ -20,8 +20,9 @@ import { sha256 } from '../../lib/digest';
 import { fsyncDir, fsyncFile } from '../../write/fsync';
 import { dnsLabelNameProblem } from '../../scaffold/names';
 import { runtimeYaml, SCHEMAS_FOLDER, schemaFileName } from '../../scaffold/templates';
-import { UsageError, cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption } from '../options';
-import { countBySeverity, plural, printDiagnostics, type Streams } from '../report';
+import { failureDocument, printJson } from '../json-output';
+import { UsageError, cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outputOption } from '../options';
+import { plural, printDiagnostics, type Streams } from '../report';
 import { lexists } from '../../lib/fs-exists';
 
 interface NewRuntimeFlags {
@@ -36,6 +37,7 @@ interface NewRuntimeFlags {
   out: string;
   now?: string;
   cache?: boolean;
+  output: 'text' | 'json';
 }
 
 /** The identity options in the order of the help text, with what to tell a user who left one out. */
@@ -100,6 +102,7 @@ function newRuntimeCommand(streams: Streams, setExit: (code: number) => void): C
     .addOption(new Option('--out <dir>', 'previous render; immutable fields are checked against it').default('dist'))
     .addOption(nowOption())
     .addOption(cacheOption())
+    .addOption(outputOption(['text', 'json']))
     .addHelpText(
       'after',
       '\nExamples:\n' +
@@ -117,6 +120,15 @@ function newRuntimeCommand(streams: Streams, setExit: (code: number) => void): C
           : '';
         throw new UsageError(`kyma-fleet new runtime ${name} needs ${missing.join(', ')}${why} (see kyma-fleet new runtime --help)`);
       }
+      const json = flags.output === 'json';
+      const fail = (exitCode: number, message: string, diagnostics: readonly Diagnostic[] = []): void => {
+        if (json) printJson(streams, failureDocument(exitCode, message.replace(/^error: /, ''), { diagnostics }));
+        else {
+          printDiagnostics(diagnostics, streams);
+          streams.err(`${message}\n`);
+        }
+        setExit(exitCode);
+      };
       const labels = parseLabels(flags.label ?? []);
       const now = evaluationTime(flags.now, streams.env);
       const cacheDir = cacheDirFor(flags, streams.cwd, streams.env);
@@ -125,7 +137,7 @@ function newRuntimeCommand(streams: Streams, setExit: (code: number) => void): C
       //    duplicates land on the new document ("already declared in <existing file>").
       const fleetAbs = path.resolve(streams.cwd, flags.fleet);
       const loaded = loadFleet({ fleetDir: flags.fleet, cwd: streams.cwd, cache: cacheDir ? openParseCache(cacheDir, fleetAbs) : undefined });
-      if (hasErrors(loaded.diagnostics) && !loaded.fleet) return refuseInvalidFleet(flags.fleet, loaded.diagnostics, streams, setExit);
+      if (hasErrors(loaded.diagnostics) && !loaded.fleet) return refuseInvalidFleet(flags.fleet, loaded.diagnostics, fail);
       const runtimesDir = path.join(loaded.root, 'runtimes');
       const relPath = `runtimes/${name}.yaml`;
       const file = `${loaded.displayRoot}/${relPath}`;
@@ -145,7 +157,7 @@ function newRuntimeCommand(streams: Streams, setExit: (code: number) => void): C
       const validated = validateFleet({ ...loaded, runtimes: [...loaded.runtimes, ...candidate] }, { now, allowEmpty: true });
       const all = [...parsed.diagnostics, ...validated.diagnostics].filter((d) => d.severity === 'error');
       const elsewhere = all.filter((d) => d.file !== file);
-      if (elsewhere.length > 0) return refuseInvalidFleet(flags.fleet, elsewhere, streams, setExit);
+      if (elsewhere.length > 0) return refuseInvalidFleet(flags.fleet, elsewhere, fail);
 
       const problems = all.map((d) => ({ conflict: CONFLICT_CODES.has(d.code), line: describe(d) }));
       // NAME becomes a path only once it is known to be a safe file name. The validator checks it
@@ -161,30 +173,32 @@ function newRuntimeCommand(streams: Streams, setExit: (code: number) => void): C
         }
       }
       if (problems.length > 0) {
+        const code = problems.every((p) => p.conflict) ? ExitCode.InvalidInput : ExitCode.Usage;
+        const summary = nameProblem === undefined ? `${file}: not written` : 'nothing written';
+        // Exit 2 (a bad option value) prints no JSON document, as every usage error (docs/cli.md).
+        if (json && code === ExitCode.InvalidInput) return fail(code, `${problems.map((p) => `error: ${p.line}`).join('; ')}; ${summary}`);
         for (const p of problems) streams.err(`error: ${p.line}\n`);
-        streams.err(nameProblem === undefined ? `${file}: not written\n` : 'nothing written\n');
-        return setExit(problems.every((p) => p.conflict) ? ExitCode.InvalidInput : ExitCode.Usage);
+        streams.err(`${summary}\n`);
+        return setExit(code);
       }
 
       // 2. Write without replacing anything, then 3. the whole fleet must still validate.
       const target = path.join(runtimesDir, `${name}.yaml`);
       try {
         if (!writeNew(runtimesDir, target, text)) {
-          streams.err(`error: ${file} already exists; choose another name or edit that file [E_DUPLICATE_RUNTIME]\n`);
-          return setExit(ExitCode.InvalidInput);
+          return fail(ExitCode.InvalidInput, `error: ${file} already exists; choose another name or edit that file [E_DUPLICATE_RUNTIME]`);
         }
       } catch (err) {
-        streams.err(`error: cannot write ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)}); nothing written\n`);
-        return setExit(ExitCode.IoOrLock);
+        return fail(ExitCode.IoOrLock, `error: cannot write ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)}); nothing written`);
       }
       const after = checkFleet({ fleetDir: flags.fleet, cwd: streams.cwd, now, previousDist: flags.out, cacheDir });
       if (!after.ok) {
         fs.rmSync(target, { force: true });
-        printDiagnostics(after.diagnostics.filter((d) => d.severity === 'error'), streams);
-        streams.err(`${flags.fleet}: ${plural(countBySeverity(after.diagnostics).errors, 'error')} with the new runtime; ${file} not written\n`);
-        return setExit(ExitCode.InvalidInput);
+        const errors = after.diagnostics.filter((d) => d.severity === 'error');
+        return fail(ExitCode.InvalidInput, `${flags.fleet}: ${plural(errors.length, 'error')} with the new runtime; ${file} not written`, errors);
       }
-      streams.out(`${file}: written (runtime ID ${flags.runtimeId}); the fleet has ${plural(after.runtimes.length, 'runtime')}; next: kyma-fleet synth\n`);
+      if (json) printJson(streams, { ok: true, file, name, runtimeID: flags.runtimeId, runtimes: after.runtimes.length });
+      else streams.out(`${file}: written (runtime ID ${flags.runtimeId}); the fleet has ${plural(after.runtimes.length, 'runtime')}; next: kyma-fleet synth\n`);
       setExit(ExitCode.Ok);
     });
 }
@@ -208,10 +222,9 @@ function describe(d: Diagnostic): string {
   return source ? `${source}: ${d.message} [${d.code}]` : formatDiagnostic(d);
 }
 
-function refuseInvalidFleet(fleet: string, diagnostics: readonly Diagnostic[], streams: Streams, setExit: (code: number) => void): void {
-  printDiagnostics(diagnostics.filter((d) => d.severity === 'error'), streams);
-  streams.err(`${fleet}: ${plural(countBySeverity(diagnostics).errors, 'error')}; fix the fleet before adding a runtime (nothing written)\n`);
-  setExit(ExitCode.InvalidInput);
+function refuseInvalidFleet(fleet: string, diagnostics: readonly Diagnostic[], fail: (code: number, message: string, diagnostics: readonly Diagnostic[]) => void): void {
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  fail(ExitCode.InvalidInput, `${fleet}: ${plural(errors.length, 'error')}; fix the fleet before adding a runtime (nothing written)`, errors);
 }
 
 /**

@@ -3,8 +3,10 @@
 // with --html). Exit 0 when a report was written (Unknown runtimes included), 1 for an invalid
 // fleet, 2 for usage mistakes, 4 when the status folder cannot be written or another status run
 // holds its lock (<folder>.lock, ../../status/status-lock.ts), 5 for a global failure of the source
-// (bad credentials for KCP or Garden, an unreadable dump folder); with exit 1, 2, 5 and a held
-// lock nothing is written.
+// (an unreadable or unusable kubeconfig, bad credentials for KCP or Garden, an unreadable dump
+// folder); with exit 1, 2, 5 and a held lock nothing is written. Live clusters are found as kubectl
+// finds them (--kubeconfig, else $KUBECONFIG, else ~/.kube/config; a context option not given is
+// the current-context). JSON: schemas/output/status.schema.json.
 
 import { readGardenReport } from '../../apply/garden-report';
 import * as path from 'node:path';
@@ -20,12 +22,12 @@ import { sanitizeMessage } from '../../observe/sanitize';
 import { STATUS_STATES, type StatusState } from '../../status/states';
 import { lockStatusDir } from '../../status/status-lock';
 import { readPreviousStatus, writeStatusFiles } from '../../status/write-status';
-import { concurrencyOption, evaluationTime, fleetOption, outputOption, timeoutOption, UsageError } from '../options';
+import { failureDocument, printJson, problemJson } from '../json-output';
+import { concurrencyOption, contextOption, evaluationTime, fleetOption, kubeconfigOption, liveKubeconfig, outputOption, timeoutOption, UsageError } from '../options';
 import { plural, printDiagnostics, type Streams } from '../report';
 
 interface StatusFlags {
   fleet: string;
-  out: string;
   from?: string;
   kubeconfig?: string;
   kcpContext?: string;
@@ -41,7 +43,8 @@ interface StatusFlags {
 
 /** What src/observe/live-source.ts exports (loaded lazily: it pulls in @kubernetes/client-node). */
 interface LiveOptions {
-  readonly kubeconfig: string;
+  /** The kubeconfig files, merged as kubectl merges them. */
+  readonly kubeconfig: readonly string[];
   readonly kcpContext: string;
   readonly gardenContext: string;
   readonly allowExec: boolean;
@@ -49,6 +52,8 @@ interface LiveOptions {
   readonly timeoutMs: number;
   /** The fleet's skrApiServers: where runtime kubeconfig secrets may point. */
   readonly skrApiServers?: readonly string[];
+  /** Also list every Runtime CR of the KCP namespace (the report's runtimes the fleet does not manage). */
+  readonly inventory?: boolean;
 }
 type ObserveLive = (refs: RuntimeRef[], options: LiveOptions) => Promise<Observation>;
 
@@ -59,11 +64,10 @@ export function statusCommand(streams: Streams, setExit: (code: number) => void)
   return new Command('status')
     .description('read back what the clusters report and write fleet/status/<name>.yaml and SUMMARY.md')
     .addOption(fleetOption())
-    .addOption(new Option('--out <dir>', 'rendered output folder; accepted for symmetry with synth (status renders the fleet in memory)').default('dist'))
     .addOption(new Option('--from <dir>', 'folder of kubectl dumps: kcp/, garden/, runtimes/<name>/'))
-    .addOption(new Option('--kubeconfig <file>', 'kubeconfig for live clusters (from a CI secret, never from the repo)'))
-    .addOption(new Option('--kcp-context <ctx>', 'kubeconfig context of the Kyma Control Plane'))
-    .addOption(new Option('--garden-context <ctx>', 'kubeconfig context of the Garden cluster'))
+    .addOption(kubeconfigOption())
+    .addOption(contextOption('kcp', 'Kyma Control Plane'))
+    .addOption(contextOption('garden', 'Garden cluster'))
     .addOption(new Option('--allow-exec', 'allow exec and auth-provider plugins in your kubeconfig (they run commands); never allowed in runtime kubeconfig Secrets'))
     .addOption(new Option('--concurrency <n>', `runtimes read in parallel (default ${DEFAULT_CONCURRENCY})`))
     .addOption(new Option('--timeout <seconds>', `timeout per request (default ${DEFAULT_TIMEOUT_SECONDS})`))
@@ -75,17 +79,19 @@ export function statusCommand(streams: Streams, setExit: (code: number) => void)
       'after',
       '\nExamples:\n' +
         '  kyma-fleet status --from dumps/\n' +
-        '  kyma-fleet status --kubeconfig "$KUBECONFIG" --kcp-context kcp --garden-context garden\n' +
+        '  kyma-fleet status --kcp-context kcp --garden-context garden     # live, kubeconfig from $KUBECONFIG\n' +
         '  kyma-fleet status --from fleet-status-sample --write /tmp/status --output json\n',
     )
     .action(async (flags: StatusFlags) => {
-      const live = checkUsage(flags);
+      const live = checkUsage(flags, streams);
+      if (live && 'failure' in live) {
+        return setExit(fail(streams, flags, ExitCode.StatusGlobalFailure, `status: error: ${live.failure.reason}: ${live.failure.message} (nothing written)`, { failure: live.failure }));
+      }
       const now = evaluationTime(flags.now, streams.env);
       const checked = checkFleet({ fleetDir: flags.fleet, cwd: streams.cwd, now });
       if (!checked.ok || !checked.model) {
-        printDiagnostics(checked.diagnostics, streams);
-        streams.err(`${flags.fleet}: the fleet is invalid; status needs a valid fleet (nothing written)\n`);
-        return setExit(ExitCode.InvalidInput);
+        const message = `${flags.fleet}: the fleet is invalid; status needs a valid fleet (nothing written)`;
+        return setExit(fail(streams, flags, ExitCode.InvalidInput, message, { diagnostics: checked.diagnostics }));
       }
       const refs = runtimeRefs(checked.model, checked.runtimes);
       const observeLive = live ? loadLiveSource() : undefined;
@@ -96,10 +102,7 @@ export function statusCommand(streams: Streams, setExit: (code: number) => void)
       // Held from before the first read until the last write (./status-lock.ts): a second run on
       // the same folder fails here, before it contacts any cluster.
       const lock = lockStatusDir(writeDir, display);
-      if (!lock.ok) {
-        streams.err(`${display}: error: ${lock.problem.message} [${lock.problem.code}]\n`);
-        return setExit(ExitCode.IoOrLock);
-      }
+      if (!lock.ok) return setExit(fail(streams, flags, ExitCode.IoOrLock, `${display}: error: ${lock.problem.message} [${lock.problem.code}]`, { problem: problemJson(lock.problem) }));
       try {
         setExit(await observeAndWrite({ flags, streams, live, observeLive, model: checked.model, runtimes: checked.runtimes, refs, now, writeDir, display }));
       } finally {
@@ -126,27 +129,29 @@ async function observeAndWrite(run: StatusRun): Promise<number> {
   const { flags, streams, writeDir, display } = run;
   let observation: Observation;
   if (run.live && run.observeLive) {
-    observation = await run.observeLive(run.refs, { ...run.live, skrApiServers: run.model.options.skrApiServers });
+    observation = await run.observeLive(run.refs, { ...run.live, skrApiServers: run.model.options.skrApiServers, inventory: true });
   } else {
     observation = observeDumps(path.resolve(streams.cwd, flags.from!), run.refs, { display: flags.from! });
   }
-  for (const w of observation.warnings) {
-    streams.err(`${w.pointer === '' ? w.where : `${w.where}#${w.pointer}`}: warning: ${sanitizeMessage(w.message)}\n`);
+  const json = flags.output === 'json';
+  if (!json) {
+    for (const w of observation.warnings) {
+      streams.err(`${w.pointer === '' ? w.where : `${w.where}#${w.pointer}`}: warning: ${sanitizeMessage(w.message)}\n`);
+    }
   }
   if (observation.global) {
-    streams.err(`status: error: ${observation.global.reason}: ${sanitizeMessage(observation.global.message)} (nothing written)\n`);
-    return ExitCode.StatusGlobalFailure;
+    const failure = { reason: observation.global.reason, message: sanitizeMessage(observation.global.message) };
+    return fail(streams, flags, ExitCode.StatusGlobalFailure, `status: error: ${failure.reason}: ${failure.message} (nothing written)`, { failure });
   }
 
   const previous = readPreviousStatus(writeDir, run.refs.map((r) => r.name));
-  for (const p of previous.problems) streams.err(`${display}${p.file}: warning: ${p.message}\n`);
+  if (!json) for (const p of previous.problems) streams.err(`${display}${p.file}: warning: ${p.message}\n`);
   const gardenApply = readGardenReport(writeDir);
   const report = buildStatusReport({ model: run.model, runtimes: run.runtimes, observation, previous: previous.texts, now: run.now, html: flags.html === true, ...(gardenApply ? { gardenApply } : {}) });
-  for (const w of report.warnings) streams.err(`${display}${w.file}: warning: ${w.message}\n`);
+  if (!json) for (const w of report.warnings) streams.err(`${display}${w.file}: warning: ${w.message}\n`);
   const result = writeStatusFiles(writeDir, report.files, display);
   if (!result.ok) {
-    streams.err(`${display}: error: ${result.problem.message} [${result.problem.code}]\n`);
-    return ExitCode.IoOrLock;
+    return fail(streams, flags, ExitCode.IoOrLock, `${display}: error: ${result.problem.message} [${result.problem.code}]`, { problem: problemJson(result.problem) });
   }
 
   const counts = Object.fromEntries(STATUS_STATES.map((s) => [s, 0])) as Record<StatusState, number>;
@@ -162,7 +167,11 @@ async function observeAndWrite(run: StatusRun): Promise<number> {
           runtimes: report.records.length,
           counts,
           status: report.records,
-          warnings: observation.warnings,
+          warnings: [
+            ...observation.warnings,
+            ...previous.problems.map((p) => ({ where: `${display}${p.file}`, pointer: '', message: p.message })),
+            ...report.warnings.map((w) => ({ where: `${display}${w.file}`, pointer: '', message: w.message })),
+          ],
         },
         null,
         2,
@@ -187,28 +196,42 @@ async function observeAndWrite(run: StatusRun): Promise<number> {
 }
 
 /** Checks the source options; returns the live options, or undefined for --from. */
-function checkUsage(flags: StatusFlags): LiveOptions | undefined {
-  const liveOnly = (['kcpContext', 'gardenContext', 'allowExec', 'concurrency', 'timeout'] as const).filter((k) => flags[k] !== undefined);
+function checkUsage(flags: StatusFlags, streams: Streams): LiveOptions | { readonly failure: { readonly reason: string; readonly message: string } } | undefined {
+  const liveOnly = (['kubeconfig', 'kcpContext', 'gardenContext', 'allowExec', 'concurrency', 'timeout'] as const).filter((k) => flags[k] !== undefined);
   const flag = (k: string) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-  if (flags.from !== undefined && flags.kubeconfig !== undefined) throw new UsageError('use either --from DIR (dumps) or --kubeconfig FILE (live clusters), not both');
-  if (flags.from === undefined && flags.kubeconfig === undefined) {
-    throw new UsageError('say where the status comes from: --from DIR (a folder of kubectl dumps) or --kubeconfig FILE --kcp-context CTX --garden-context CTX');
-  }
   if (flags.from !== undefined) {
-    if (liveOnly.length > 0) throw new UsageError(`${liveOnly.map(flag).join(', ')} only apply to live clusters (--kubeconfig), not to --from`);
+    if (liveOnly.length > 0) throw new UsageError(`${liveOnly.map(flag).join(', ')} ${liveOnly.length === 1 ? 'applies' : 'apply'} only to live clusters, not to --from DIR (kubectl dumps)`);
     return undefined;
   }
-  if (!flags.kcpContext || !flags.gardenContext) throw new UsageError('--kubeconfig needs --kcp-context CTX and --garden-context CTX');
+  // Malformed values first: a usage error (exit 2) before any file is read.
   const concurrency = concurrencyOption(flags.concurrency, DEFAULT_CONCURRENCY);
   const timeoutMs = timeoutOption(flags.timeout, DEFAULT_TIMEOUT_SECONDS);
+  let kubeconfig: ReturnType<typeof liveKubeconfig>;
+  try {
+    kubeconfig = liveKubeconfig(flags.kubeconfig, { kcp: flags.kcpContext, garden: flags.gardenContext }, streams);
+  } catch (err) {
+    if (err instanceof UsageError) throw new UsageError(`status reads kubectl dumps (--from DIR) or live clusters through a kubeconfig: ${err.message}`);
+    throw err;
+  }
+  if ('unreadable' in kubeconfig) return { failure: { reason: 'UnreadableKubeconfig', message: kubeconfig.unreadable } };
   return {
-    kubeconfig: flags.kubeconfig!,
-    kcpContext: flags.kcpContext,
-    gardenContext: flags.gardenContext,
+    kubeconfig: kubeconfig.files,
+    kcpContext: kubeconfig.contexts.kcp!,
+    gardenContext: kubeconfig.contexts.garden!,
     allowExec: flags.allowExec === true,
     concurrency,
     timeoutMs,
   };
+}
+
+/** Prints a failure that ends the run (text: the message on stderr, after the diagnostics) and returns its exit code. */
+function fail(streams: Streams, flags: StatusFlags, exitCode: number, message: string, parts: Parameters<typeof failureDocument>[2] = {}): number {
+  if (flags.output === 'json') printJson(streams, failureDocument(exitCode, message, parts));
+  else {
+    printDiagnostics(parts.diagnostics ?? [], streams);
+    streams.err(`${message}\n`);
+  }
+  return exitCode;
 }
 
 /** The live source, loaded only when asked for; a build without it is a usage error (exit 2). */
