@@ -209,7 +209,7 @@ describe('status.html in headless Chromium', () => {
         'acme-us-dev-2 | registry-cache | Progressing | ShootGenerationStale',
       ]);
       expect(await page.textContent('#attention tbody tr:first-child .msg')).toBe(
-        'RegistryCacheConfig kyma-system/us-docker.pkg.dev: state Error, condition RegistryCacheConfigured False (RegistryCacheGardenClusterConfigurationFailed): failed to sync secret kyma-system/gar-us-pull to the Garden cluster: secrets "gar-us-pull" not found',
+        'RegistryCacheConfig kyma-system/us-docker.pkg.dev: state Failed, condition RegistryCacheConfigured False (RegistryCacheGardenClusterConfigurationFailed): failed to sync secret kyma-system/gar-us-pull to the Garden cluster: secrets "gar-us-pull" not found',
       );
       expect(await page.locator('#runtime-table tbody tr[data-name]:visible').count()).toBe(7);
       await page.close();

@@ -116,7 +116,7 @@ const ROWS: Row[] = [
   { title: 'providerConfig is not an object', applied: 'current', runtime: PROD1, ext: FALCO, change: (o) => void (entry(o, 'shoot-falco-service').providerConfig = 'x'), state: 'Drifted', reason: 'ShootConfigDrift', message: ['providerConfig is "x"; the fleet renders an object'] },
 
   // Failed
-  { title: 'the RegistryCacheConfig is in Error, with its condition message', runtime: 'acme-us-prod-1', ext: RC, state: 'Failed', reason: 'RegistryCacheConfigFailed', message: ['RegistryCacheConfig kyma-system/us-docker.pkg.dev: state Error, condition RegistryCacheConfigured False (RegistryCacheGardenClusterConfigurationFailed): failed to sync secret'] },
+  { title: 'the RegistryCacheConfig is Failed, with its condition message', runtime: 'acme-us-prod-1', ext: RC, state: 'Failed', reason: 'RegistryCacheConfigFailed', message: ['RegistryCacheConfig kyma-system/us-docker.pkg.dev: state Failed, condition RegistryCacheConfigured False (RegistryCacheGardenClusterConfigurationFailed): failed to sync secret'] },
   { title: 'a RegistryCacheConfig state Failed', runtime: PROD1, ext: RC, change: (o) => void (rcc(o, 'docker.io').status.state = 'Failed'), state: 'Failed', reason: 'RegistryCacheConfigFailed' },
   {
     // Its CRD refuses `state: Error`, so a failed controller can leave Pending with a False condition.

@@ -124,7 +124,7 @@ describe('kyma-fleet status on the example fleet and the sample dump', () => {
       state: 'Failed',
       reason: 'RegistryCacheConfigFailed',
       message:
-        'RegistryCacheConfig kyma-system/us-docker.pkg.dev: state Error, condition RegistryCacheConfigured False (RegistryCacheGardenClusterConfigurationFailed): failed to sync secret kyma-system/gar-us-pull to the Garden cluster: secrets "gar-us-pull" not found',
+        'RegistryCacheConfig kyma-system/us-docker.pkg.dev: state Failed, condition RegistryCacheConfigured False (RegistryCacheGardenClusterConfigurationFailed): failed to sync secret kyma-system/gar-us-pull to the Garden cluster: secrets "gar-us-pull" not found',
       lastTransitionTime: NOW,
     });
   });
@@ -205,7 +205,7 @@ describe('kyma-fleet status on the example fleet and the sample dump', () => {
     const text = fs.readFileSync(path.join(fx.dir, 'out/acme-us-prod-1.yaml'), 'utf8');
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
     const message: string = parse(text).extensions['registry-cache'].message;
-    expect(message).toMatch(/^RegistryCacheConfig kyma-system\/us-docker\.pkg\.dev: state Error, condition RegistryCacheConfigured False \(RegistryCacheGardenClusterConfigurationFailed\): FAILED see \$\{SECRET\} <script>alert\(1\)<\/script> \| \[x\]\(https:\/\/evil\.example\) AAAA/);
+    expect(message).toMatch(/^RegistryCacheConfig kyma-system\/us-docker\.pkg\.dev: state Failed, condition RegistryCacheConfigured False \(RegistryCacheGardenClusterConfigurationFailed\): FAILED see \$\{SECRET\} <script>alert\(1\)<\/script> \| \[x\]\(https:\/\/evil\.example\) AAAA/);
     expect(Array.from(message)).toHaveLength(512);
     expect(fs.statSync(path.join(fx.dir, 'out/acme-us-prod-1.yaml')).size).toBeLessThan(4096);
     const summary = fs.readFileSync(path.join(fx.dir, 'out/SUMMARY.md'), 'utf8');
