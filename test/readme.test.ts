@@ -1,0 +1,177 @@
+// The README stays true for a newcomer: every command it shows in a `console` block runs as shown,
+// in README order, in a copy of the example fleet (with its dist/ and status dump) where kyma-fleet
+// is installed as a fleet repository has it (node_modules/.bin, so `npx kyma-fleet` resolves
+// locally), and prints the lines shown under it. Commands in `sh` blocks are the set-up commands,
+// which this test cannot run inside `npm test`; each is checked against what runs them (.ci/run, the
+// package tests). And the README stays short.
+
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO, testProcessEnv } from './helpers/fleet-fixture';
+
+const README = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+
+interface Block {
+  readonly lang: string;
+  /** 1-based line of the first line inside the fence. */
+  readonly line: number;
+  readonly lines: readonly string[];
+}
+
+/** The fenced code blocks of a Markdown text. */
+export function fencedBlocks(text: string): Block[] {
+  const lines = text.split('\n');
+  const out: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(`{3,})(\S*)\s*$/.exec(lines[i]!);
+    if (!open) continue;
+    const end = lines.findIndex((l, j) => j > i && l.startsWith(open[1]!) && l.trim() === open[1]);
+    if (end < 0) throw new Error(`README.md:${i + 1}: a code block that is never closed`);
+    out.push({ lang: open[2]!, line: i + 2, lines: lines.slice(i + 1, end) });
+    i = end;
+  }
+  return out;
+}
+
+interface Step {
+  /** README.md:<line> of the `$` line. */
+  readonly where: string;
+  readonly command: string;
+  /** Lines it prints: `...` stands for any lines, a line ending in `…` for any rest of that line. */
+  readonly expected: readonly string[];
+}
+
+/** `$ command` lines (continued by a trailing backslash) and the output shown under each. */
+export function consoleSteps(block: Block): Step[] {
+  const steps: Array<{ where: string; command: string; expected: string[] }> = [];
+  for (let i = 0; i < block.lines.length; i++) {
+    const line = block.lines[i]!;
+    if (line.startsWith('$ ')) {
+      let command = line.slice(2);
+      const where = `README.md:${block.line + i}`;
+      while (command.endsWith('\\') && i + 1 < block.lines.length) command = `${command}\n${block.lines[++i]!}`;
+      steps.push({ where, command, expected: [] });
+    } else {
+      if (steps.length === 0) throw new Error(`README.md:${block.line + i}: output before the first $ command`);
+      steps.at(-1)!.expected.push(line);
+    }
+  }
+  return steps;
+}
+
+/** Where `actual` does not print `expected` (undefined when it does). */
+export function outputMismatch(actual: string, expected: readonly string[]): string | undefined {
+  const lines = actual.endsWith('\n') ? actual.slice(0, -1).split('\n') : actual === '' ? [] : actual.split('\n');
+  const same = (a: string, e: string): boolean => (e.endsWith('…') ? a.startsWith(e.slice(0, -1)) : a === e);
+  let at = 0;
+  let gap = false;
+  for (const e of expected) {
+    if (e === '...') {
+      gap = true;
+      continue;
+    }
+    let found = -1;
+    for (let j = at; j < (gap ? lines.length : Math.min(at + 1, lines.length)); j++) {
+      if (same(lines[j]!, e)) {
+        found = j;
+        break;
+      }
+    }
+    if (found < 0) return `expected ${JSON.stringify(e)}${gap ? '' : ` as line ${at + 1}`}; got:\n${actual}`;
+    at = found + 1;
+    gap = false;
+  }
+  if (!gap && at < lines.length) return `more output than shown, from ${JSON.stringify(lines[at])}`;
+  return undefined;
+}
+
+const blocks = fencedBlocks(README);
+const steps = blocks.filter((b) => b.lang === 'console').flatMap(consoleSteps);
+const setupCommands = blocks
+  .filter((b) => b.lang === 'sh')
+  .flatMap((b) => b.lines.map((l, i) => ({ where: `README.md:${b.line + i}`, command: l.replace(/\s+#.*$/, '').trim() })))
+  .filter((c) => c.command !== '' && !c.command.startsWith('#'));
+
+describe('README.md', () => {
+  it('reads as a page, not a log: at most about 250 lines', () => {
+    expect(README.split('\n').length).toBeLessThanOrEqual(260);
+  });
+
+  it('shows the tour (validate, explain, synth, diff, status) as commands this test runs', () => {
+    const shown = steps.map((s) => s.command.split(/\s+/).slice(0, 3).join(' '));
+    for (const c of ['npx kyma-fleet validate', 'npx kyma-fleet explain', 'npx kyma-fleet synth', 'npx kyma-fleet diff', 'npx kyma-fleet status']) expect(shown).toContain(c);
+    expect(shown.indexOf('npx kyma-fleet validate')).toBeLessThan(shown.indexOf('npx kyma-fleet status'));
+  });
+
+  it('the set-up commands are the ones CI and the package tests run', () => {
+    const ciRun = fs.readFileSync(path.join(REPO, '.ci/run'), 'utf8').split('\n');
+    const version = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+    const packageTest = fs.readFileSync(path.join(REPO, 'test/package/install-tarball.test.ts'), 'utf8');
+    const checks: Record<string, () => void> = {
+      // .ci/run: `npm ci --no-audit --no-fund`, then `npm test` under CI=true.
+      'npm ci': () => expect(ciRun.some((l) => /^npm ci\b/.test(l))).toBe(true),
+      'npm test': () => expect(ciRun).toContain('npm test'),
+      // test/package/install-tarball.test.ts packs the tarball and installs it into an empty folder.
+      'npm ci && npm pack': () => expect(packageTest).toMatch(/'pack'/),
+      [`npm install --save-dev ../kyma-fleet/kyma-fleet-${version}.tgz`]: () => expect(packageTest).toMatch(/'install'/),
+    };
+    expect(setupCommands.length).toBeGreaterThan(0);
+    for (const c of setupCommands) {
+      expect(Object.keys(checks), `${c.where}: a command this test neither runs nor checks (put tour commands in a console block)`).toContain(c.command);
+      checks[c.command]!();
+    }
+  });
+
+  describe('every console command runs as shown, in order, in a copy of the example fleet', () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-fleet-readme-'));
+      for (const d of ['fleet', 'dist', 'fleet-status-sample']) fs.cpSync(path.join(REPO, d), path.join(dir, d), { recursive: true });
+      // kyma-fleet installed as in a fleet repository: npx finds node_modules/.bin/kyma-fleet.
+      fs.mkdirSync(path.join(dir, 'node_modules', '.bin'), { recursive: true });
+      fs.symlinkSync(REPO, path.join(dir, 'node_modules', 'kyma-fleet'));
+      fs.symlinkSync('../kyma-fleet/bin/kyma-fleet.js', path.join(dir, 'node_modules', '.bin', 'kyma-fleet'));
+      fs.mkdirSync(path.join(dir, '.home'));
+    });
+    afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    it('has commands', () => expect(steps.length).toBeGreaterThan(5));
+
+    it.each(steps.map((s) => [`${s.where}: $ ${s.command.split('\n')[0]}`, s] as const))('%s', (_name, step) => {
+      const r = spawnSync('bash', ['-c', step.command], {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 120_000,
+        // npm's own files in the workspace, and never the network: npx must resolve the local install.
+        env: { ...testProcessEnv(), HOME: path.join(dir, '.home'), npm_config_offline: 'true', npm_config_update_notifier: 'false', npm_config_cache: path.join(dir, '.home', 'npm') },
+      });
+      expect(r.stderr, step.where).toBe('');
+      expect(r.status, `${step.where}: exit code`).toBe(0);
+      expect(outputMismatch(r.stdout, step.expected), step.where).toBeUndefined();
+    });
+  });
+});
+
+describe('the README command checker', () => {
+  it('matches shown lines exactly, `...` as any lines and a trailing `…` as any rest of a line', () => {
+    expect(outputMismatch('a\nb\n', ['a', 'b'])).toBeUndefined();
+    expect(outputMismatch('a\nb\n', ['a'])).toMatch(/more output than shown/);
+    expect(outputMismatch('a\nb\n', ['b'])).toMatch(/expected "b" as line 1/);
+    expect(outputMismatch('a\nx\ny\nb\n', ['a', '...', 'b'])).toBeUndefined();
+    expect(outputMismatch('a\nb\nc\n', ['...', 'b', '...'])).toBeUndefined();
+    expect(outputMismatch('dist: written (8 runtimes, 3 files)\n', ['dist: written (8 runtimes, …'])).toBeUndefined();
+    expect(outputMismatch('dist: written (9 runtimes, 3 files)\n', ['dist: written (8 runtimes, …'])).toMatch(/expected/);
+    expect(outputMismatch('', [])).toBeUndefined();
+  });
+
+  it('reads `$` lines with their continuations and the output under them', () => {
+    const [block] = fencedBlocks('x\n```console\n$ a \\\n  --b\nout\n$ c\n```\n');
+    expect(consoleSteps(block!)).toEqual([
+      { where: 'README.md:3', command: 'a \\\n  --b', expected: ['out'] },
+      { where: 'README.md:6', command: 'c', expected: [] },
+    ]);
+  });
+});
