@@ -96,6 +96,11 @@ describe('exit codes and usage lines', () => {
       const usage = cli([...words, '--help']).split('\n')[0]!;
       expect(usage, words.join(' ')).toMatch(shape);
       expect(usage.startsWith(`Usage: kyma-fleet ${words.join(' ')} `), usage).toBe(true);
+      // A command with subcommands names them where they go, as a placeholder (`apply <target> [options]`)
+      // or, when it has one, by its name; never commander's `[command]` at the end.
+      const cmd = words.reduce<Command>((c, w) => c.commands.find((x) => x.name() === w)!, program);
+      const sub = cmd.commands.length === 1 ? `|${cmd.commands[0]!.name()}` : '';
+      if (cmd.commands.length > 0) expect(usage, words.join(' ')).toMatch(new RegExp(`^Usage: kyma-fleet ${words.join(' ')} (<[a-z]+>${sub}) \\[options\\]`));
     }
   });
 });
