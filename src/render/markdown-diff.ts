@@ -117,7 +117,10 @@ function groupChanges(d: TreeDiff): { groups: Group[]; shared: FileChange[] } {
     }
   }
   const groups = new Map<string, Group>();
-  for (const [runtime, changes] of [...perRuntime].sort(([a], [b]) => cmp(a, b))) {
+  // The runtime's own folder first, then its GitOps files.
+  const folderFirst = (a: FileChange, b: FileChange): number => Number(!a.file.startsWith('runtimes/')) - Number(!b.file.startsWith('runtimes/')) || cmp(a.file, b.file);
+  for (const [runtime, unsorted] of [...perRuntime].sort(([a], [b]) => cmp(a, b))) {
+    const changes = unsorted.sort(folderFirst);
     const mask = masker([runtime, ...(d.identifiers.get(runtime) ?? [])]);
     const parts = changes.map((c) => `${c.kind} ${mask(c.file)}\n${mask(changedLines(c.patch))}`).sort(cmp);
     const key = createHash('sha256').update(parts.join('\n\u0001\n')).digest('hex');

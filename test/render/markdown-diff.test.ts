@@ -46,8 +46,9 @@ describe('formatDiffMarkdown', () => {
     expect(md).toContain('**Changed runtimes:** `eu-prod-00001`');
     expect(md).toContain('<details><summary><code>runtimes/eu-prod-00001/skr/kyma-default.yaml</code> (changed)</summary>\n\n```diff\n');
     expect(md).toContain('-  channel: regular\n+  channel: fast\n');
-    // The runtime's Flux Kustomization belongs to it, not to the fleet-wide files.
+    // The runtime's Flux Kustomization belongs to it, not to the fleet-wide files, after its own folder.
     expect(md).toContain('<code>gitops/flux/eu-prod-00001-kcp.yaml</code>');
+    expect(md.indexOf('<code>runtimes/eu-prod-00001/skr/kyma-default.yaml</code>')).toBeLessThan(md.indexOf('<code>gitops/flux/eu-prod-00001-kcp.yaml</code>'));
     expect(md).not.toContain('Fleet-wide files');
     expect(md).not.toContain('Not shown here');
   });
