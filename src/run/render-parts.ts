@@ -4,7 +4,6 @@
 // memory). This thread checks the fleet-wide layers and the checks across files (duplicates, empty
 // fleet) with the identities the parts found.
 
-import * as path from 'node:path';
 import { cmp, ExitCode, hasErrors, normalizeDiagnostics } from '../lib/diagnostics';
 import type { DistSession } from '../write/dist-writer';
 import { checkFleet } from './check';

@@ -14,7 +14,8 @@ export const WRITER_JS = path.join(REPO, 'lib/src/write/dist-writer.js');
 
 /** Child processes run lib/; fail loudly when it is missing or older than the sources. */
 export function assertBuilt(): void {
-  for (const name of ['dist-writer', 'index-file', 'lock']) {
+  // Every module of the write stage (the writer is split by concern; ../../src/write/dist-writer.ts is its entry).
+  for (const name of fs.readdirSync(path.join(REPO, 'src/write')).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3))) {
     const js = path.join(REPO, 'lib/src/write', `${name}.js`);
     const ts = path.join(REPO, 'src/write', `${name}.ts`);
     if (!fs.existsSync(js) || fs.statSync(js).mtimeMs < fs.statSync(ts).mtimeMs) {
