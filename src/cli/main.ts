@@ -14,6 +14,7 @@ import { explainCommand } from './commands/explain';
 import { initCommand } from './commands/init';
 import { mergeCommand } from './commands/merge';
 import { newCommand } from './commands/new';
+import { rolloutCommand } from './commands/rollout';
 import { statusCommand } from './commands/status';
 import { synthCommand } from './commands/synth';
 import { validateCommand } from './commands/validate';
@@ -43,6 +44,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
   program.addCommand(diffCommand(streams, setExit));
   program.addCommand(explainCommand(streams, setExit));
   program.addCommand(statusCommand(streams, setExit));
+  program.addCommand(rolloutCommand(streams, setExit));
   program.addCommand(applyCommand(streams, setExit));
   program.addCommand(initCommand(streams, setExit));
   program.addCommand(newCommand(streams, setExit));

@@ -28,6 +28,8 @@ export const ExitCode = {
   OutOfDate: 3,
   IoOrLock: 4,
   StatusGlobalFailure: 5,
+  /** `rollout advance`: the gate of the ring being left is closed (or the rollout is paused); nothing advanced. */
+  RolloutGateClosed: 6,
   Internal: 70,
 } as const;
 

@@ -18,7 +18,8 @@ import type { FleetModel } from '../validate/model';
 
 /** Live cluster options, as `kyma-fleet status` takes them. */
 export interface LiveSource {
-  readonly kubeconfig: string;
+  /** Kubeconfig files, merged as kubectl merges $KUBECONFIG. */
+  readonly kubeconfig: readonly string[];
   readonly kcpContext: string;
   readonly gardenContext: string;
   readonly allowExec: boolean;
@@ -41,20 +42,26 @@ export interface ObserveInput {
 
 export type ObserveOutcome =
   | { readonly ok: true; readonly records: ReadonlyMap<string, RuntimeStatusRecord>; readonly written: number }
-  | { readonly ok: false; readonly kind: 'lock' | 'write' | 'source'; readonly message: string };
+  | { readonly ok: false; readonly kind: 'lock' | 'write'; readonly message: string; readonly problem: { readonly code: string; readonly message: string } }
+  | { readonly ok: false; readonly kind: 'source'; readonly message: string; readonly reason: string; readonly detail: string };
 
-type ObserveLive = (refs: RuntimeRef[], options: LiveSource & { skrApiServers?: readonly string[] }) => Promise<Observation>;
+type ObserveLive = (refs: RuntimeRef[], options: LiveSource & { skrApiServers?: readonly string[]; inventory?: boolean }) => Promise<Observation>;
 
 export async function observeAndRecord(input: ObserveInput): Promise<ObserveOutcome> {
   const lock = lockStatusDir(input.statusDir, input.statusDisplay);
-  if (!lock.ok) return { ok: false, kind: 'lock', message: `${input.statusDisplay}: error: ${lock.problem.message} [${lock.problem.code}]` };
+  if (!lock.ok) return { ok: false, kind: 'lock', message: `${input.statusDisplay}: error: ${lock.problem.message} [${lock.problem.code}]`, problem: lock.problem };
   try {
     const refs = runtimeRefs(input.model, input.runtimes);
     const source = input.source;
     const observation =
-      'live' in source ? await loadLiveSource()(refs, { ...source.live, skrApiServers: input.model.options.skrApiServers }) : observeDumps(source.dumps, refs, { display: source.display });
+      'live' in source
+        ? await loadLiveSource()(refs, { ...source.live, skrApiServers: input.model.options.skrApiServers, inventory: true })
+        : observeDumps(source.dumps, refs, { display: source.display });
     for (const w of observation.warnings) input.warn(`${w.pointer === '' ? w.where : `${w.where}#${w.pointer}`}: warning: ${sanitizeMessage(w.message)}`);
-    if (observation.global) return { ok: false, kind: 'source', message: `rollout advance: error: ${observation.global.reason}: ${sanitizeMessage(observation.global.message)} (nothing written)` };
+    if (observation.global) {
+      const detail = sanitizeMessage(observation.global.message);
+      return { ok: false, kind: 'source', message: `rollout advance: error: ${observation.global.reason}: ${detail} (nothing written)`, reason: observation.global.reason, detail };
+    }
     const previous = readPreviousStatus(input.statusDir, refs.map((r) => r.name));
     for (const p of previous.problems) input.warn(`${input.statusDisplay}${p.file}: warning: ${p.message}`);
     const gardenApply = readGardenReport(input.statusDir);
@@ -62,7 +69,7 @@ export async function observeAndRecord(input: ObserveInput): Promise<ObserveOutc
     for (const w of report.warnings) input.warn(`${input.statusDisplay}${w.file}: warning: ${w.message}`);
     // status.html is kept as the last `status --html` wrote it only when it is there: advance writes what status writes by default.
     const result = writeStatusFiles(input.statusDir, report.files, input.statusDisplay);
-    if (!result.ok) return { ok: false, kind: 'write', message: `${input.statusDisplay}: error: ${result.problem.message} [${result.problem.code}]` };
+    if (!result.ok) return { ok: false, kind: 'write', message: `${input.statusDisplay}: error: ${result.problem.message} [${result.problem.code}]`, problem: result.problem };
     return { ok: true, records: new Map(report.records.map((r) => [r.name, r])), written: result.written.length + result.removed.length };
   } finally {
     lock.release();

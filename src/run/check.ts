@@ -16,6 +16,7 @@ import { resolveFleet, type ResolvedRuntime } from '../resolve/resolve';
 import { checkResolved } from '../resolve/resolved-rules';
 import type { FleetModel, RuntimeIdentity } from '../validate/model';
 import { validateFleet } from '../validate/validate';
+import { resolveAtRingRevisions, type RolloutView } from '../rollout/ring-resolve';
 import { fleetInputDigest, runtimeInputDigest } from './input-digest';
 import { type RunRecord, type RuntimeRecord, shownDiagnostics } from './run-record';
 
@@ -62,6 +63,8 @@ export interface CheckedFleet {
   readonly runtimeFiles: ReadonlyMap<string, { readonly relPath: string; readonly digest: string; readonly stamp?: string }>;
   /** Runtime files that were read but not parsed (RuntimePlan.reuse). */
   readonly reusedRuntimes: readonly ReusedRuntimeFile[];
+  /** The rollout rings and their state (src/rollout/), when Fleet.spec.rollout declares them. */
+  readonly rollout?: RolloutView;
   readonly ok: boolean;
 }
 
@@ -78,25 +81,35 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
   appendAll(diagnostics, validated.diagnostics);
   const runtimeDiagnostics = new Map<string, Diagnostic[]>(loaded.runtimes.map((d) => [d.file, []]));
   for (const d of validated.diagnostics) runtimeDiagnostics.get(d.file)?.push(d);
-  let runtimes: ResolvedRuntime[] = [];
+  let runtimes: readonly ResolvedRuntime[] = [];
+  let model = validated.model;
+  let rollout: RolloutView | undefined;
   if (validated.model) {
     const resolved = resolveFleet(validated.model, extensions);
-    runtimes = resolved.runtimes;
     appendAll(diagnostics, resolved.diagnostics);
+    // Each runtime at the fleet-wide layers of its rollout ring's revision (src/rollout/, docs/rollout.md).
+    const rings = resolveAtRingRevisions({ loaded, model: validated.model, runtimes: resolved.runtimes, now: options.now, extensions, cwd });
+    appendAll(diagnostics, rings.diagnostics);
+    for (const d of rings.diagnostics) runtimeDiagnostics.get(d.file)?.push(d);
+    runtimes = rings.runtimes;
+    model = rings.model;
+    rollout = rings.view;
     // Cross-layer rules need every layer: with a broken group or default they would only cascade.
     if (validated.model.complete) {
-      const model = validated.model;
+      const fleetModel = model;
       const read = options.previousDist ? previousRenderReader(path.resolve(cwd, options.previousDist), options.previousIndex) : () => undefined;
-      const previous = (r: ResolvedRuntime, kinds?: readonly string[]) => (options.unchangedSincePrevious?.(model, r) ? undefined : read(r.runtime.name, kinds));
+      const previous = (r: ResolvedRuntime, kinds?: readonly string[]) => (options.unchangedSincePrevious?.(fleetModel, r) ? undefined : read(r.runtime.name, kinds));
       for (const r of runtimes) {
-        const found = checkResolved(model, [r], extensions, previous);
+        const ownModel = r.revisionModel ?? fleetModel;
+        if (!ownModel.complete) continue;
+        const found = checkResolved(ownModel, [r], extensions, previous);
         appendAll(diagnostics, found);
         appendAll(runtimeDiagnostics.get(r.runtime.file) ?? [], found);
       }
     }
   }
   const sorted = normalizeDiagnostics(diagnostics);
-  return { model: validated.model, runtimes, diagnostics: sorted, runtimeDiagnostics,
+  return { model, runtimes, diagnostics: sorted, runtimeDiagnostics, ...(rollout ? { rollout } : {}),
     runtimeFiles: new Map(loaded.runtimes.map((d) => [d.file, { relPath: d.relPath, digest: d.digest, stamp: d.stamp }])),
     reusedRuntimes: loaded.reusedRuntimes,
     ok: !hasErrors(sorted) };

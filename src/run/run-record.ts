@@ -15,6 +15,7 @@ import { EXTENSIONS } from '../extensions';
 import { codeKey } from '../lib/code-key';
 import type { Diagnostic } from '../lib/diagnostics';
 import type { Target } from '../render/render-runtime';
+import { rolloutStateKey } from '../rollout/store';
 
 export interface RuntimeRecord {
   /** sha256 of the runtime file's bytes. */
@@ -79,6 +80,8 @@ export function saveRunRecord(cacheDir: string, cwd: string, fleetRoot: string, 
 export function layersKey(layers: LoadedLayers, options: Readonly<Record<string, unknown>>): string {
   const h = createHash('sha256').update(codeKey()).update('\0').update(JSON.stringify(options)).update('\0');
   h.update(`fleet.yaml\0${layers.fleet?.digest ?? '-'}\0`);
+  // Which revision of the layers each rollout ring renders (src/rollout/store.ts rolloutStateKey).
+  h.update(`rollout\0${rolloutStateKey(layers.root)}\0`);
   for (const g of layers.groups) h.update(`${g.relPath}\0${g.digest}\0`);
   for (const rel of [...layers.files.keys()].sort()) h.update(`${rel}\0`).update(layers.files.get(rel)!.bytes).update('\0');
   return h.digest('hex');

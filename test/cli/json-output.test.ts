@@ -84,6 +84,17 @@ describe('--output json', () => {
     [['new', 'runtime'], ['new', 'runtime', 'acme-new-1', ...identity('6b0c1f3e-2d4a-4f6b-8c7d-9e0f1a2b3c4d'), '--now', NOW, '-o', 'json'], 1, 'a name that is taken'],
     [['version'], ['version', '-o', 'json'], 0, 'versions'],
     [['completion'], ['completion', 'fish', '-o', 'json'], 0, 'a script'],
+    // Rollout rings on a copy of the fleet with rings (made below, before the first of these).
+    [['rollout', 'status'], ['rollout', 'status', '--fleet', 'rings', '--now', NOW, '-o', 'json'], 0, 'not started'],
+    [['rollout', 'start'], ['rollout', 'start', '--fleet', 'rings', '--now', NOW, '-o', 'json'], 0, 'the first start'],
+    [['rollout', 'start'], ['rollout', 'start', '--fleet', 'rings', '--now', NOW, '-o', 'json'], 0, 'nothing to start'],
+    [['rollout', 'advance'], ['rollout', 'advance', '--fleet', 'rings', '--from', 'dump', '--now', NOW, '-o', 'json'], 0, 'nothing to advance'],
+    [['rollout', 'pause'], ['rollout', 'pause', '--fleet', 'rings', '--now', NOW, '-o', 'json'], 0, 'paused'],
+    [['rollout', 'advance'], ['rollout', 'advance', '--fleet', 'rings', '--from', 'dump', '--now', NOW, '-o', 'json'], 6, 'paused: nothing advanced'],
+    [['rollout', 'resume'], ['rollout', 'resume', '--fleet', 'rings', '--now', NOW, '-o', 'json'], 0, 'resumed'],
+    [['rollout', 'abort'], ['rollout', 'abort', '--fleet', 'rings', '--now', NOW, '-o', 'json'], 0, 'nothing to abort'],
+    [['rollout', 'status'], ['rollout', 'status', '--fleet', 'rings', '--now', NOW, '-o', 'json'], 0, 'started'],
+    [['rollout', 'start'], ['rollout', 'start', '--now', NOW, '-o', 'json'], 1, 'a fleet without rings'],
     // The fleet broken from here on.
     [['validate'], ['validate', '--now', NOW, '-o', 'json', '--fleet', 'broken'], 1, 'an invalid fleet'],
     [['synth'], ['synth', '--now', NOW, '-o', 'json', '--fleet', 'broken'], 1, 'an invalid fleet'],
@@ -94,6 +105,12 @@ describe('--output json', () => {
   ];
 
   it.each(cases)('%j prints one document its schema accepts: %j', (words, args, code, _what) => {
+    if (args.includes('rings') && !fs.existsSync(path.join(fx.dir, 'rings'))) {
+      fs.cpSync(fx.fleetDir, path.join(fx.dir, 'rings'), { recursive: true });
+      const file = path.join(fx.dir, 'rings/fleet.yaml');
+      const rollout = '  rollout:\n    rings:\n      - name: canary\n        selector: {matchLabels: {tier: sandbox}}\n        bake: 24h\n';
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('  kcpNamespace: kcp-system\n', `  kcpNamespace: kcp-system\n${rollout}`));
+    }
     if (args.includes('broken') && !fs.existsSync(path.join(fx.dir, 'broken'))) {
       fs.cpSync(fx.fleetDir, path.join(fx.dir, 'broken'), { recursive: true });
       const file = path.join(fx.dir, 'broken/runtimes/acme-eu-prod-2.yaml');

@@ -41,6 +41,16 @@ const INVOCATIONS: Readonly<Record<string, readonly string[][]>> = {
     ['profile', 'refresh', '--kubeconfig', 'refusing.yaml', '--garden-context', 'garden', '--allow-exec', '--timeout', '1', '--dry-run', '--now', NOW, '-o', 'json'],
   ],
   completion: [['completion', 'bash', '-o', 'json']],
+  // The example fleet declares no rollout rings: each command reads its options, then stops (exit 1).
+  'rollout start': [['rollout', 'start', '--fleet', 'fleet', '--now', NOW, '-o', 'json']],
+  'rollout status': [['rollout', 'status', '--fleet', 'fleet', '--now', NOW, '-o', 'json']],
+  'rollout advance': [
+    ['rollout', 'advance', '--from', 'dump', '--write', 'st', '--now', NOW, '-o', 'json'],
+    ['rollout', 'advance', '--kubeconfig', 'refusing.yaml', '--kcp-context', 'garden', '--garden-context', 'garden', '--allow-exec', '--concurrency', '2', '--timeout', '1', '--now', NOW, '-o', 'json'],
+  ],
+  'rollout pause': [['rollout', 'pause', '--fleet', 'fleet', '--now', NOW, '-o', 'json']],
+  'rollout resume': [['rollout', 'resume', '--fleet', 'fleet', '--now', NOW, '-o', 'json']],
+  'rollout abort': [['rollout', 'abort', '--fleet', 'fleet', '--now', NOW, '-o', 'json']],
 };
 
 /** Runs first, so the invocations above find dist/ and the shard folder. */
