@@ -163,7 +163,11 @@ export interface ExtensionPlugin<State = unknown> {
   validateResolved?(
     value: Record<string, unknown>,
     reporter: RuleReporter,
-    env: RuleEnvironment<State> & { readonly runtime: RuntimeIdentity },
+    env: RuleEnvironment<State> & {
+      readonly runtime: RuntimeIdentity;
+      /** Top-level lists the layers left empty before defaults filled them (ResolvedExtension.emptiedLists). */
+      readonly emptiedLists?: readonly string[];
+    },
   ): void;
   /**
    * The manifest kinds validateTransition reads from the previous render: only their files

@@ -42,6 +42,12 @@ export interface ResolvedExtension {
   readonly state: ExtensionState;
   /** Effective configuration (without `enabled`); keyed lists are arrays sorted by key. */
   readonly config: Rec;
+  /**
+   * Top-level lists the layers left empty (every entry disabled, or set to []) before the
+   * extension's defaults were filled in, e.g. ['destinations']; absent when none. A default that
+   * replaces such a list is worth a warning: the extension's validateResolved decides.
+   */
+  readonly emptiedLists?: readonly string[];
 }
 
 export interface ResolvedModule {
@@ -229,6 +235,7 @@ function buildResolved(
     const { enabled, ...config } = raw;
     const state: ExtensionState = enabled === true ? 'enabled' : enabled === false ? 'disabled' : 'unset';
     const plugin = extensions.find((e) => e.name === name);
+    const emptiedLists = state === 'enabled' ? Object.keys(config).filter((k) => Array.isArray(config[k]) && (config[k] as unknown[]).length === 0) : [];
     if (state === 'enabled' && plugin?.defaults) {
       const env = { state: model.extensionState.get(name), files: model.files, now: model.now };
       const filled = fillDefaults(config, plugin.defaults(config, env));
@@ -237,7 +244,7 @@ function buildResolved(
       }
       mergeFilled(config, filled);
     }
-    resolvedExtensions[name] = { state, config: state === 'enabled' ? config : {} };
+    resolvedExtensions[name] = { state, config: state === 'enabled' ? config : {}, ...(emptiedLists.length > 0 ? { emptiedLists } : {}) };
   }
   // Sorted by path key, each key computed once (not twice per comparison).
   const keyed = assignments.map((a) => [pathKey(a.path), a] as const).sort((x, y) => cmp(x[0], y[0]));

@@ -72,7 +72,7 @@ export function checkResolved(
         now: model.now,
         runtime: { name: r.runtime.name, runtimeID: r.runtime.runtimeID },
       };
-      plugin.validateResolved?.(ext.config, reporter, env);
+      plugin.validateResolved?.(ext.config, reporter, { ...env, ...(ext.emptiedLists ? { emptiedLists: ext.emptiedLists } : {}) });
       const before = plugin.validateTransition ? previous(r, plugin.transitionKinds) : undefined;
       if (before) plugin.validateTransition!(ext.config, before, reporter, env);
     }

@@ -6,7 +6,7 @@
 // - validateLayer: what one layer's value can decide alone (names, duplicates in one list, file
 //   references, `rules: {}`, version syntax when there is no FalcoProfile);
 // - validateResolved: what depends on the merged settings (empty rules, destination combinations,
-//   the effective version against the FalcoProfile).
+//   every destination disabled, the effective version against the FalcoProfile).
 //
 // Rules tolerate values of the wrong shape (the schema reports those) and skip them.
 
@@ -218,8 +218,9 @@ function checkDestinationSecretNames(destinations: readonly DestinationItem[], r
 // ---------------------------------------------------------------------------------------------
 // Resolved settings of one runtime (keyed lists sorted by key, disabled entries removed)
 
-export function validateResolved(value: Record<string, unknown>, reporter: RuleReporter, env: Env): void {
+export function validateResolved(value: Record<string, unknown>, reporter: RuleReporter, env: Env & { readonly emptiedLists?: readonly string[] }): void {
   checkVersionInProfile(value.falcoVersion, reporter, env);
+  checkDestinationsNotEmptied(env.emptiedLists, reporter);
   checkRulesNotEmpty(value.rules, reporter);
   const enabled = destinationItems(value.destinations).filter((d) => d.enabled);
   checkOutputKeys(enabled, reporter);
@@ -268,6 +269,21 @@ function checkRulesNotEmpty(rulesValue: unknown, reporter: RuleReporter): void {
   if (!rules) return;
   const count = (Array.isArray(rules.standard) ? rules.standard.length : 0) + (Array.isArray(rules.custom) ? rules.custom.length : 0);
   if (count === 0) reporter.report(['rules'], 'E_FALCO_RULES', 'falco deployment without any rules is not allowed');
+}
+
+/**
+ * Every destination switched off (or `destinations: []`) does not stop Falco's events: the
+ * admission mutator then adds its default destination, logging (./defaults.ts writes it out), so
+ * the events go to the Gardener logging stack. Say so rather than render it silently.
+ */
+function checkDestinationsNotEmptied(emptiedLists: readonly string[] | undefined, reporter: RuleReporter): void {
+  if (!emptiedLists?.includes('destinations')) return;
+  reporter.report(
+    ['destinations'],
+    'W_FALCO_DEFAULT_DESTINATION',
+    'every event destination is disabled, so the Falco admission adds its default destination "logging" (rendered as such): events go to the Gardener logging stack; enable the destination you want (e.g. stdout), or disable falco',
+    { severity: 'warning' },
+  );
 }
 
 /** Two enabled destinations may not write to the same output (central and custom: webhook). */
