@@ -15,7 +15,7 @@ export interface Diagnostic {
   /** 1-based line and column of the offending node (or of its nearest existing parent). */
   readonly line: number;
   readonly col: number;
-  /** Field path, e.g. extensions.registry-cache.caches[0].upstream ('' for the whole file). */
+  /** Field path, e.g. modules[0].channel ('' for the whole file). */
   readonly field: string;
   readonly message: string;
 }
@@ -36,7 +36,7 @@ export const ExitCode = {
 /**
  * Renders a document path the way the product contract shows it. Paths of fleet documents drop
  * the leading `spec` (settings live directly under it), so a runtime file reports
- * `extensions.registry-cache.caches[0].upstream`, a group `settings.channel`.
+ * `modules[0].channel`, a group `settings.channel`.
  */
 export function formatField(path: DocPath): string {
   const segments = path[0] === 'spec' ? path.slice(1) : path;

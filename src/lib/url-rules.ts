@@ -1,5 +1,6 @@
-// URL and host[:port] checks as Gardener extensions run them (Go's net/url.Parse, then
-// gardener-extension-registry-cache `ValidateURL` / `validateHostPort`), with the same messages,
+// URL and host[:port] checks as Gardener extensions run them (Go's net/url.Parse, then the upstream
+// admission's `ValidateURL` / `validateHostPort`; the extension that uses them names that source in
+// its rules), with the same messages,
 // and with user info redacted so a password written into a URL is never echoed (H49). Shared.
 
 import { dns1123SubdomainErrors } from './k8s-names';
@@ -281,7 +282,7 @@ const DIGITS = /^[0-9]+$/;
 const PORT = /^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$/;
 
 /**
- * gardener-extension-registry-cache `validateHostPort`: `<host>[:<port>]`, the host a DNS-1123
+ * The upstream admission's `validateHostPort`: `<host>[:<port>]`, the host a DNS-1123
  * subdomain, the port 1-65535. Only an all-digit tail after the last ':' counts as a port; anything
  * else stays part of the host (and fails the subdomain check).
  */
@@ -305,7 +306,7 @@ export interface HttpURLOptions {
 }
 
 /**
- * gardener-extension-registry-cache `ValidateURL` (v0.23+): the messages, empty when valid. A parse
+ * The upstream admission's `ValidateURL` (v0.23+): the messages, empty when valid. A parse
  * error or a wrong scheme is the only message; otherwise each fault gives one.
  */
 export function httpURLErrors(raw: string, options: HttpURLOptions = {}): string[] {

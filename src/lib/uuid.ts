@@ -1,5 +1,5 @@
 // Name-based UUIDs (RFC 9562 version 5, SHA-1): stable identifiers derived from data, e.g. the
-// `uid` of a Runtime CR's imageRegistryCache entry, which must not change between renders.
+// `uid` of an entry an extension writes into a Runtime CR, which must not change between renders.
 
 import * as crypto from 'node:crypto';
 

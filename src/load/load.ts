@@ -327,7 +327,7 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
   } else {
     loadFolder('groups', 'RuntimeGroup', result.groups);
 
-    // rules/** and files named by extensions (e.g. a FalcoProfile)
+    // rules/** and files named by extensions (e.g. a profile snapshot)
     const addAux = (abs: string): void => {
       const bytes = readInside(abs, MAX_FILE_BYTES);
       if (!bytes) return;

@@ -10,7 +10,7 @@ import { sha256 } from '../lib/digest';
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
 import { type Diagnostic, type DocPath, formatField, quote } from '../lib/diagnostics';
-import { closestMatch } from '../lib/suggest';
+import { closestMatch, editDistance } from '../lib/suggest';
 import type { PositionIndex } from '../lib/yaml/positions';
 import { type FleetKind, schemaFor } from './schema';
 
@@ -194,16 +194,49 @@ function unknownExtension(
       'key',
     );
   }
-  // Users often write the Shoot extension type (shoot-falco-service) instead of the fleet name (falco).
-  const shootType = closestMatch(key, extensions.map((x) => x.shootExtensionType));
-  const byShootType = extensions.find((x) => x.shootExtensionType === shootType);
-  const guess = byShootType?.name ?? closestMatch(key, supported);
-  const hint = !guess
+  const suggestion = suggestExtension(key, extensions);
+  const hint = !suggestion
     ? ''
-    : byShootType && byShootType.name !== byShootType.shootExtensionType
-      ? ` (did you mean ${quote(guess)}? the Shoot extension ${byShootType.shootExtensionType} is configured as extensions.${guess})`
-      : ` (did you mean ${quote(guess)}?)`;
+    : suggestion.asShootType
+      ? ` (did you mean ${quote(suggestion.plugin.name)}? the Shoot extension ${suggestion.plugin.shootExtensionType} is configured as extensions.${suggestion.plugin.name})`
+      : ` (did you mean ${quote(suggestion.plugin.name)}?)`;
   return diag('E_EXTENSION_UNKNOWN', at, `unknown extension ${quote(key)}${hint}; supported: ${supported.join(', ')}`, 'key');
+}
+
+/**
+ * The part of a Shoot extension type that names the extension, in one spelling: the `shoot-` prefix
+ * and the `-service` suffix (or a typo of it, or `-svc`) left out (shoot-<x>-service -> <x>).
+ */
+export function extensionTypeCore(text: string): string {
+  const tokens = text.toLowerCase().split(/[-_.]+/).filter((t) => t !== '');
+  if (tokens.length > 1 && tokens[0] === 'shoot') tokens.shift();
+  const last = tokens[tokens.length - 1];
+  if (tokens.length > 1 && last !== undefined && (last === 'svc' || editDistance(last, 'service') <= 2)) tokens.pop();
+  return tokens.join('-');
+}
+
+/**
+ * Which extension an unknown key under `extensions` probably means, and whether the key was its
+ * Shoot extension type (users write the type shoot-<x>-service where the fleet name <x> goes).
+ * Types are compared by the part that names the extension, never as whole strings: two types that
+ * differ only in that part are as close as a typo, yet name different extensions.
+ */
+export function suggestExtension(key: string, extensions: readonly ExtensionPlugin<any>[]): { plugin: ExtensionPlugin<any>; asShootType: boolean } | undefined {
+  const flat = (text: string): string => text.toLowerCase().replace(/[-_.]/g, '');
+  const asType = (plugin: ExtensionPlugin<any>) => ({ plugin, asShootType: plugin.name !== plugin.shootExtensionType });
+  const exact = extensions.find((x) => flat(x.shootExtensionType) === flat(key));
+  if (exact) return asType(exact);
+  const core = extensionTypeCore(key);
+  // Written as a Shoot type (a shoot- prefix or a -service suffix): match the parts that name extensions.
+  if (core !== key.toLowerCase().split(/[-_.]+/).filter((t) => t !== '').join('-')) {
+    const match = closestMatch(core, extensions.map((x) => extensionTypeCore(x.shootExtensionType)));
+    const plugin = extensions.find((x) => extensionTypeCore(x.shootExtensionType) === match);
+    if (plugin) return asType(plugin);
+  }
+  const names = extensions.map((x) => x.name);
+  const name = closestMatch(key, names) ?? closestMatch(core, names);
+  const plugin = extensions.find((x) => x.name === name);
+  return plugin ? { plugin, asShootType: false } : undefined;
 }
 
 /** Looks up a hint for an unknown field by its dotted path (list indices dropped). */

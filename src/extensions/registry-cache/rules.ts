@@ -8,6 +8,7 @@ import { parseGoDuration } from '../../lib/go-duration';
 import { dns1123LabelErrors, dns1123SubdomainErrors, KIM_RESERVED_NAME_PART } from '../../lib/k8s-names';
 import { parseQuantity } from '../../lib/quantity';
 import { canonicalQuantity, goDurationString, goQuantityDecodeError } from '../../lib/apimachinery-text';
+// URL and host[:port] rules of gardener-extension-registry-cache's admission (`ValidateURL`, `validateHostPort`).
 import { goQuote, hostPortErrors, httpURLErrors, redactUserInfo } from '../../lib/url-rules';
 import { cacheObjectName } from './naming';
 import type { RuleReporter } from '../types';

@@ -13,7 +13,7 @@ export function shardKey(layers: LoadedLayers): string {
   return layersKey(layers, { allowEmpty: false });
 }
 
-/** How many time thresholds of the extensions (Falco version expiries) lie before `now`. */
+/** How many time thresholds of the extensions (e.g. a version expiry of a profile) lie before `now`. */
 export function epochAt(model: FleetModel, now: Date): number {
   return epochOf(timeThresholds(model), now);
 }

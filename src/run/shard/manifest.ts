@@ -33,7 +33,7 @@ export interface ShardManifest {
   readonly of: number;
   /** layersKey of the fleet-wide inputs (fleet.yaml, groups, auxiliary files, kyma-fleet itself). */
   readonly key: string;
-  /** How many time thresholds (Falco version expiries) had passed at the shard's --now. */
+  /** How many time thresholds of the extensions (e.g. version expiries) had passed at the shard's --now. */
   readonly epoch: number;
   /** Sorted by relPath. */
   readonly runtimes: readonly ShardRuntime[];

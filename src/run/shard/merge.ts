@@ -4,7 +4,7 @@
 //   - a shard folder without a valid shard.json or index (E_SHARD_MANIFEST);
 //   - a set of shards that is not exactly 1..N of one N, or a runtime in the wrong shard (E_SHARD_SET);
 //   - a shard rendered from other inputs than the fleet holds now: other fleet-wide layers or
-//     kyma-fleet version (key), the other side of a Falco version expiry (epoch), a runtime file
+//     kyma-fleet version (key), the other side of a time threshold of an extension's rules (epoch), a runtime file
 //     changed, added or removed since (E_SHARD_STALE);
 //   - a shard whose files are not what its own index says it wrote (E_SHARD_TAMPERED);
 // and runs the checks across runtime files (duplicate names, IDs and Shoots, the empty fleet) over
@@ -128,7 +128,7 @@ export function mergeShards(options: MergeOptions): MergeResult {
       } else if (checked.model) {
         const epoch = epochAt(checked.model, options.now);
         if (s.manifest.epoch !== epoch) {
-          stale.push(at(s, ['epoch'], 'E_SHARD_STALE', `${shardName(s.manifest)} was rendered at a time (--now) on the other side of a Falco version expiry than this merge; render every shard and merge with the same --now or SOURCE_DATE_EPOCH`));
+          stale.push(at(s, ['epoch'], 'E_SHARD_STALE', `${shardName(s.manifest)} was rendered at a time (--now) on the other side of a time threshold of an extension's rules (such as a version expiry) than this merge; render every shard and merge with the same --now or SOURCE_DATE_EPOCH`));
         }
       }
     }
