@@ -51,7 +51,7 @@ function workflowSteps(text: string): WorkflowStep[] {
 /** Checks the CI workflow: triggers, permissions and the steps of the contract, in order. */
 function expectWorkflow(text: string): void {
   const wf = parseYaml(text) as Record<string, any>;
-  expect(Object.keys(wf.on)).toEqual(['pull_request', 'push']);
+  expect(Object.keys(wf.on)).toEqual(['pull_request', 'push', 'schedule', 'workflow_dispatch']);
   expect(wf.on.push).toEqual({ branches: ['main'] });
   expect(wf.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
   // Pull requests: the review job, with a dry run of apply garden; a merge to main: apply garden.
@@ -64,6 +64,15 @@ function expectWorkflow(text: string): void {
   expect(gardenRuns).toMatch(/npx kyma-fleet apply garden --kubeconfig "\$RUNNER_TEMP\/garden.yaml" --garden-context garden\n/);
   expect(gardenRuns).not.toContain('--dry-run');
   expect(gardenRuns).toContain('git add fleet/status/garden-apply.json');
+  // Hourly and on demand: the rollout rings job (docs/rollout.md) observes, advances (a closed gate,
+  // exit 6, is no failure), renders and proposes the result as a pull request.
+  expect(wf.on.schedule).toEqual([{ cron: '17 * * * *' }]);
+  expect(wf.jobs.rollout.if).toContain("github.event_name == 'schedule'");
+  expect(wf.jobs.rollout.concurrency).toEqual({ group: 'kyma-fleet-rollout', 'cancel-in-progress': false });
+  const rolloutRuns = (wf.jobs.rollout.steps as WorkflowStep[]).map((st) => st.run ?? '').join('\n');
+  expect(rolloutRuns).toMatch(/npx kyma-fleet status \$live\n[^]*npx kyma-fleet rollout advance \$live \|\| code=\$\?\n[^]*\[ "\$code" != 6 \][^]*npx kyma-fleet synth\n/);
+  expect(rolloutRuns).toContain('git add fleet/status fleet/rollout dist');
+  expect(rolloutRuns).toContain('gh pr create --base main');
   const steps = workflowSteps(text);
   const index = (pred: (s: WorkflowStep) => boolean, what: string): number => {
     const i = steps.findIndex(pred);

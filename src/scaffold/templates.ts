@@ -198,7 +198,8 @@ export function githubWorkflowYaml(): string {
 # GitHub Actions each error is also an ::error annotation, shown inline on the diff), check that dist/
 # was regenerated, comment on the pull request with what the change does to the rendered manifests,
 # and show what \`kyma-fleet apply garden\` would write into the Shoots. After a merge to main: write
-# the Shoot entries KIM does not manage with \`kyma-fleet apply garden\`, and commit its report.
+# the Shoot entries KIM does not manage with \`kyma-fleet apply garden\`, and commit its report. Hourly:
+# the rollout rings job (status, rollout advance, synth; docs/rollout.md) proposes its result.
 # Needs a committed package-lock.json (npm ci), a committed dist/ (npx kyma-fleet synth) and, for the
 # garden steps, the secret GARDEN_KUBECONFIG: a Garden kubeconfig (context "garden") of a service
 # account with get and patch on shoots in the fleet's garden-<project> namespaces (docs/applying.md).
@@ -208,6 +209,9 @@ on:
   pull_request:
   push:
     branches: [main]
+  schedule:
+    - cron: '17 * * * *' # the rollout job, hourly
+  workflow_dispatch:
 
 permissions:
   contents: read
@@ -321,6 +325,65 @@ jobs:
           git diff --cached --quiet && exit 0
           git -c user.name=kyma-fleet -c user.email=kyma-fleet@users.noreply.github.com commit -m "kyma-fleet apply garden: report"
           git push
+
+  rollout:
+    # Hourly, and on demand: observe the runtimes, move the next rollout ring when the gate of the
+    # ring before it is open (docs/rollout.md), render, and propose the result (fleet/status/,
+    # fleet/rollout/, dist/) as a pull request, or commit it to main when the repository variable
+    # KYMA_FLEET_ROLLOUT_COMMIT is "true". A closed gate (exit 6) is no failure: the status it
+    # observed is proposed all the same. Nothing to do for a fleet without spec.rollout. Needs the
+    # secret KYMA_FLEET_KUBECONFIG: a kubeconfig with the contexts "kcp" and "garden" (docs/status.md).
+    if: \${{ github.event_name == 'schedule' || github.event_name == 'workflow_dispatch' }}
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    permissions:
+      contents: write # the branch or commit
+      pull-requests: write # the pull request
+    concurrency:
+      group: kyma-fleet-rollout
+      cancel-in-progress: false
+    steps:
+      - uses: actions/checkout@v4
+
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+          cache: npm
+
+      - run: npm ci
+
+      - name: Status, rollout advance, synth
+        env:
+          KYMA_FLEET_KUBECONFIG: \${{ secrets.KYMA_FLEET_KUBECONFIG }}
+        run: |
+          if ! npx kyma-fleet rollout status > /dev/null; then echo "no rollout rings in the fleet: nothing to do"; exit 0; fi
+          printf '%s' "$KYMA_FLEET_KUBECONFIG" > "$RUNNER_TEMP/kubeconfig.yaml"
+          live="--kubeconfig $RUNNER_TEMP/kubeconfig.yaml --kcp-context kcp --garden-context garden"
+          npx kyma-fleet status $live
+          code=0
+          npx kyma-fleet rollout advance $live || code=$?
+          if [ "$code" != 0 ] && [ "$code" != 6 ]; then exit "$code"; fi
+          npx kyma-fleet synth
+
+      - name: Propose the result
+        env:
+          GH_TOKEN: \${{ github.token }}
+          COMMIT_TO_MAIN: \${{ vars.KYMA_FLEET_ROLLOUT_COMMIT }}
+        run: |
+          git add fleet/status fleet/rollout dist
+          git diff --cached --quiet && exit 0
+          git config user.name kyma-fleet
+          git config user.email kyma-fleet@users.noreply.github.com
+          if [ "$COMMIT_TO_MAIN" = true ]; then
+            git commit -m "kyma-fleet rollout: status and advance"
+            git push
+          else
+            branch="kyma-fleet/rollout-$(date -u +%Y%m%d-%H%M)"
+            git switch -c "$branch"
+            git commit -m "kyma-fleet rollout: status and advance"
+            git push origin "$branch"
+            gh pr create --base main --head "$branch" --title "kyma-fleet rollout: status and advance" --body "Written by the scheduled kyma-fleet rollout job: fleet/status/, fleet/rollout/ when a ring moved, and dist/ rendered from them (docs/rollout.md)."
+          fi
 `;
 }
 
