@@ -125,6 +125,12 @@ export interface ExtensionPlugin<State = unknown> {
   /** Schema of `extensions.<name>` in one layer. Every field optional; includes `enabled`. */
   readonly schema: JsonSchema;
   /**
+   * JSON Schema of the providerConfig of this extension's Shoot entry as upstream decodes it
+   * (strictly: an unknown field fails Shoot admission). The tests check every rendered Shoot
+   * fragment against it (charts/shoot-fragment-schema.ts). Absent: the entry is not checked.
+   */
+  readonly providerConfigSchema?: JsonSchema;
+  /**
    * The CRDs that the kinds of this extension's skr-config objects need, by kind (e.g.
    * RegistryCacheConfig -> registrycacheconfigs.core.kyma-project.io). The SKR apply waits for them
    * (Flux health checks) before the config objects are applied. Core kinds (ConfigMap) need none.

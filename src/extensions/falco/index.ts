@@ -8,6 +8,7 @@ import { renderFalco } from './render';
 import { type FalcoState, falcoProfilePath, prepareFalcoState } from './profile';
 import { validateLayer, validateResolved } from './rules';
 import { falcoProfileOptionSchema, falcoSchema, falcoUnknownFieldHints } from './schema';
+import { falcoServiceConfigSchema } from './provider-config-schema';
 
 export type { FalcoState } from './profile';
 
@@ -30,4 +31,5 @@ export const falcoExtension: ExtensionPlugin<FalcoState> = {
   validateResolved,
   defaults: falcoDefaults,
   render: renderFalco,
+  providerConfigSchema: falcoServiceConfigSchema,
 };

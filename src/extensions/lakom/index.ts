@@ -8,6 +8,7 @@ import { LAKOM_FLEET_OPTION, type LakomState, prepareLakomState } from './option
 import { renderLakom } from './render';
 import { validateLayer, validateResolved } from './rules';
 import { lakomFleetOptionSchema, lakomSchema, lakomUnknownFieldHints } from './schema';
+import { lakomConfigSchema } from './provider-config-schema';
 
 export type { LakomState } from './options';
 
@@ -23,4 +24,5 @@ export const lakomExtension: ExtensionPlugin<LakomState> = {
   validateLayer,
   validateResolved,
   render: renderLakom,
+  providerConfigSchema: lakomConfigSchema,
 };

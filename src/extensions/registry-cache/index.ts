@@ -9,6 +9,7 @@ import { renderRegistryCache } from './render';
 import { validateRegistryCacheTransition } from './transition';
 import { validateLayer, validateResolved } from './rules';
 import { registryCacheSchema } from './schema';
+import { registryConfigSchema } from './provider-config-schema';
 import { registryCacheStatus } from './status';
 import { registryCacheTestedAgainst } from './tested-against';
 
@@ -31,6 +32,7 @@ export const registryCacheExtension: ExtensionPlugin<RegistryCacheState> = {
   validateTransition: validateRegistryCacheTransition,
   defaults: registryCacheDefaults,
   render: renderRegistryCache,
+  providerConfigSchema: registryConfigSchema,
   status: registryCacheStatus,
   testedAgainst: registryCacheTestedAgainst,
 };
