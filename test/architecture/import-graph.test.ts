@@ -25,7 +25,6 @@ const LAYERS = [
   'status',
   'rollout',
   'scaffold',
-  'onboard',
   'run',
   'cli',
   'main',
