@@ -19,6 +19,9 @@ import { statusCommand } from './commands/status';
 import { synthCommand } from './commands/synth';
 import { validateCommand } from './commands/validate';
 import { versionCommand } from './commands/version';
+import { catalogCommand } from './commands/catalog';
+import { importCommand } from './commands/import';
+import { profileCommand } from './commands/profile';
 import { COMPLETE_COMMAND, completeWords } from './completion';
 import { topLevelHelpText } from './help-text';
 import { UsageError } from './options';
@@ -49,6 +52,9 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
   program.addCommand(initCommand(streams, setExit));
   program.addCommand(newCommand(streams, setExit));
   program.addCommand(versionCommand(streams, setExit));
+  program.addCommand(importCommand(streams, setExit));
+  program.addCommand(catalogCommand(streams, setExit));
+  program.addCommand(profileCommand(streams, setExit));
   program.addCommand(completionCommand(streams, setExit));
   const configure = (c: Command): void => {
     c.exitOverride().configureOutput({ writeOut: streams.out, writeErr: streams.err }).configureHelp({ showGlobalOptions: true });

@@ -4,6 +4,7 @@
 import type { Construct } from 'constructs';
 import type { DocPath, Severity } from '../lib/diagnostics';
 import type { UpstreamPin } from '../lib/supported-versions';
+import type { SnapshotHook } from './snapshot-hook';
 import type { StatusHook } from './status-hook';
 
 /** A JSON Schema (draft-07 subset that ajv compiles in strict mode). */
@@ -206,6 +207,12 @@ export interface ExtensionPlugin<State = unknown> {
    * (./status-hook.ts). Absent: its status comes from the Shoot, module and Runtime CR alone.
    */
   readonly status?: StatusHook;
+  /**
+   * A copy of a cluster object this extension's rules check against, kept in the fleet folder (e.g.
+   * the FalcoProfile `falcoProfile` names): `kyma-fleet profile refresh` rewrites it from the
+   * cluster (./snapshot-hook.ts). Absent: the extension keeps no snapshot.
+   */
+  readonly snapshot?: SnapshotHook;
   /** Upstream code pinned in the tests to judge this extension's output (`kyma-fleet version`). */
   readonly testedAgainst?: readonly UpstreamPin[];
 }

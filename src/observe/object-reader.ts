@@ -117,7 +117,7 @@ export async function readLiveObjects(source: Extract<ObjectSource, { kind: 'liv
     config = kubeConfigForContext(k8s, source.kubeconfig, source.context, source.allowExec, role);
   } catch (err) {
     if (!(err instanceof KubeconfigProblem)) throw err;
-    return fail('RefusedCredentials', err.message);
+    return fail(err.failureReason, err.message);
   }
   const run = new RunControl();
   const policy = { timeoutMs: source.timeoutMs, retries: 3, backoffMs: 250, maxRetryAfterMs: 30_000, maxResponseBytes: 64 * 1024 * 1024, pageSize: 500, maxPages: 1_000 };

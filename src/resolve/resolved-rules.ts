@@ -7,6 +7,7 @@ import type { ExtensionPlugin, RuleReporter } from '../extensions/types';
 import { type Diagnostic, formatField, quote } from '../lib/diagnostics';
 import { selectorMatches } from '../lib/labels';
 import type { FleetModel } from '../validate/model';
+import { checkCatalogResolved } from './catalog-channels';
 import { type Assignment, findAssignment, keyedListsOf, type ResolvedRuntime, type Source, toResolvedSegments } from './resolve';
 
 /** Locates a resolved path through provenance; defaults are reported on the runtime's name. */
@@ -35,6 +36,7 @@ export function checkResolved(
   const specs = keyedListsOf(extensions);
   for (const r of runtimes) {
     checkPolicies(model, r, out);
+    checkCatalogResolved(model, r, out, extensions);
     if (r.settings.channel === undefined) {
       const pos = r.runtime.positions.valueAt(['spec']);
       out.push({

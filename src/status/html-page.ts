@@ -12,6 +12,8 @@
 // a `<script>` in a condition message stays text), and no data is put inside the script.
 
 import { cmp } from '../lib/diagnostics';
+import type { InventoryComparison } from '../observe/inventory';
+import { inventoryHtml } from './inventory-section';
 import { STATUS_STATES, type StatusState } from './states';
 import {
   extensionStates,
@@ -29,7 +31,7 @@ import {
 export const STATUS_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
 
 /** The status page as text (starts with STATUS_PAGE_HEADER, the ownership marker). */
-export function renderStatusPage(records: readonly RuntimeStatusRecord[], facts: ReadonlyMap<string, RuntimeFacts>): string {
+export function renderStatusPage(records: readonly RuntimeStatusRecord[], facts: ReadonlyMap<string, RuntimeFacts>, inventory?: InventoryComparison): string {
   const summary = summarizeStatus(records, facts);
   const { extensions } = summary;
   const total = summary.records.length;
@@ -190,6 +192,7 @@ export function renderStatusPage(records: readonly RuntimeStatusRecord[], facts:
     '</tbody>',
     '</table></div>',
     '</section>',
+    ...(inventory ? inventoryHtml(inventory, esc) : []),
     '</main>',
     '<footer><p>Written by <code>kyma-fleet status --html</code> from the same status as SUMMARY.md and the <code>&lt;runtime&gt;.yaml</code> files in this folder (per-runtime details there). States and reasons: see the README section \u201cStatus\u201d.</p></footer>',
     `<script>${SCRIPT}</script>`,

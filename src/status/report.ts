@@ -10,7 +10,9 @@ import type { ResolvedRuntime } from '../resolve/resolve';
 import { cmp } from '../lib/diagnostics';
 import { renderRuntime } from '../render/render-runtime';
 import type { ClusterRole, Observation, ObservedRuntime, RuntimeRef } from '../observe/observed';
+import { compareInventory } from '../observe/inventory';
 import { renderStatusPage } from './html-page';
+import { withInventorySection } from './inventory-section';
 import { deriveStatus, isEnabledInFleet } from './states';
 import {
   formatStatusFile,
@@ -88,8 +90,10 @@ export function buildStatusReport(input: StatusReportInput): StatusReport {
       enabled: extensions.filter((p) => isEnabledInFleet(resolved, p.name)).map((p) => p.name).sort(cmp),
     });
   }
-  files.set(SUMMARY_FILE, formatSummary(records, facts));
-  if (input.html) files.set(STATUS_PAGE_FILE, renderStatusPage(records, facts));
+  // The KCP's Runtime CRs against the fleet, when the source read them all (./inventory-section.ts).
+  const inventory = input.observation.inventory ? compareInventory([...refs.values()], input.observation.inventory) : undefined;
+  files.set(SUMMARY_FILE, inventory ? withInventorySection(formatSummary(records, facts), inventory) : formatSummary(records, facts));
+  if (input.html) files.set(STATUS_PAGE_FILE, renderStatusPage(records, facts, inventory));
   return { records, files, warnings };
 }
 

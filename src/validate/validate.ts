@@ -14,6 +14,8 @@ import { type FleetModel, type FleetOptions, type GroupDeclaration, identityOf, 
 import { PositionIndex } from '../lib/yaml/positions';
 import { API_VERSION, type FleetKind, SETTINGS_PATH } from './schema';
 import { readRolloutOptions } from './rollout-options';
+import { checkExtensionModulesAgainstCatalog, checkLayerAgainstCatalog } from './catalog-rules';
+import { moduleCatalogOf } from './module-catalog';
 import { checkDocumentSchema } from './schema-check';
 import { checkCoreSettings, MODULE_NAME_PATTERN } from './settings-rules';
 import { scanValues } from './value-scan';
@@ -80,6 +82,11 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
   // every runtime's cross-layer checks; report it alone.
   if (diagnostics.slice(beforeOptions).some((d) => d.severity === 'error')) complete = false;
   const fleetOptions = optionsOfFleet ?? readFleetOptions({}, extensions, { report() {} });
+  // The module catalog (catalog/modules.yaml, written by `kyma-fleet catalog refresh`), when the
+  // fleet has one: module names and channels are checked against it (./catalog-rules.ts).
+  const { catalog, diagnostics: catalogProblems } = moduleCatalogOf(loaded.files);
+  appendAll(diagnostics, catalogProblems);
+  if (catalog && fleetData && fleetPositions) checkExtensionModulesAgainstCatalog(fleetSpec, reporterFor(fleetFile, fleetPositions, ['spec'], diagnostics), catalog);
   const extensionModules = new Map<string, string>();
   for (const e of extensions) {
     const m = fleetOptions.extensionModules[e.name];
@@ -128,6 +135,7 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
   const runLayerRules = (layer: Layer, diagnostics: Diagnostic[]): void => {
     const reporter = reporterFor(layer.file, layer.positions, layer.settingsPath, diagnostics);
     checkCoreSettings(layer.settings, reporter, { extensionModules });
+    if (catalog) checkLayerAgainstCatalog(layer.settings, reporter, catalog);
     const exts = (layer.settings.extensions ?? {}) as Rec;
     for (const e of extensions) {
       const value = exts[e.name];

@@ -25,6 +25,7 @@ const LAYERS = [
   'status',
   'rollout',
   'scaffold',
+  'onboard',
   'run',
   'cli',
   'main',

@@ -1,0 +1,123 @@
+// `kyma-fleet profile refresh`: rewrites the snapshot files the Fleet names (an extension's copy of
+// a Garden object, declared by its snapshot hook) from the Garden cluster (a dump folder's garden/ or live), atomically, and prints
+// what changed and which runtimes it affects (../../onboard/profile-refresh.ts). Exit codes: 0
+// written or up to date, 1 the fleet names no snapshot or the cluster's object is missing or
+// unusable (nothing written), 2 usage, 4 the file cannot be written, 5 the cluster could not be read.
+
+import * as path from 'node:path';
+import { Command, Option } from 'commander';
+import { ExitCode } from '../../lib/diagnostics';
+import { readObjects } from '../../observe/object-reader';
+import { sanitizeMessage } from '../../observe/sanitize';
+import { FleetWriteError } from '../../onboard/fleet-files';
+import { readFleetSpec } from '../../onboard/fleet-spec';
+import { refreshSnapshot, snapshotOptions, type SnapshotRefresh, snapshotTargets } from '../../onboard/profile-refresh';
+import { DEFAULT_TIMEOUT_SECONDS, sourceFromFlags } from '../../onboard/source';
+import { evaluationTime, fleetOption, nowOption, outputOption, UsageError } from '../options';
+import type { Streams } from '../report';
+
+interface ProfileFlags {
+  fleet: string;
+  from?: string;
+  kubeconfig?: string;
+  gardenContext?: string;
+  allowExec?: boolean;
+  timeout?: string;
+  dryRun?: boolean;
+  output: 'text' | 'json';
+  now?: string;
+}
+
+export function profileCommand(streams: Streams, setExit: (code: number) => void): Command {
+  const output = { writeOut: streams.out, writeErr: streams.err };
+  const cmd = new Command('profile')
+    .description('snapshots of cluster objects the fleet checks against: kyma-fleet profile refresh (--from DIR | --kubeconfig FILE)')
+    .usage('refresh [options]')
+    .argument('[action]', 'what to do: refresh')
+    .allowExcessArguments()
+    .exitOverride()
+    .configureOutput(output)
+    .action((action: string | undefined) => {
+      throw new UsageError(action === undefined ? 'kyma-fleet profile needs an action: kyma-fleet profile refresh ...' : `unknown action ${JSON.stringify(action)}; kyma-fleet profile supports: refresh`);
+    });
+  cmd.addCommand(
+    new Command('refresh')
+      .description(`rewrite the snapshot files fleet.yaml names (${snapshotOptions().join(', ')}) from the Garden cluster; print what appeared, expired or vanished and the runtimes it affects`)
+      .addOption(fleetOption())
+      .addOption(new Option('--from <dir>', 'folder of kubectl dumps; the objects are read from DIR/garden/'))
+      .addOption(new Option('--kubeconfig <file>', 'kubeconfig of the Garden cluster (from a CI secret, never from the repo)'))
+      .addOption(new Option('--garden-context <ctx>', 'kubeconfig context of the Garden cluster (default: its current-context)'))
+      .addOption(new Option('--allow-exec', 'allow exec and auth-provider plugins in the kubeconfig (they run commands)'))
+      .addOption(new Option('--timeout <seconds>', `timeout per request (default ${DEFAULT_TIMEOUT_SECONDS})`))
+      .addOption(new Option('--dry-run', 'print what would change; write nothing'))
+      .addOption(outputOption(['text', 'json']))
+      .addOption(nowOption())
+      .addHelpText('after', '\nExamples:\n  kyma-fleet profile refresh --from dumps/\n  kyma-fleet profile refresh --kubeconfig "$RUNNER_TEMP/garden.yaml" --garden-context garden\n')
+      .showHelpAfterError('(run with --help for usage)')
+      .exitOverride()
+      .configureOutput(output)
+      .action(async (flags: ProfileFlags) => {
+        const source = sourceFromFlags({ from: flags.from, kubeconfig: flags.kubeconfig, context: flags.gardenContext, allowExec: flags.allowExec, timeout: flags.timeout }, '--garden-context', (p) => path.resolve(streams.cwd, p));
+        if ('problem' in source) throw new UsageError(source.problem);
+        const now = evaluationTime(flags.now, streams.env);
+        const targets = snapshotTargets(readFleetSpec(flags.fleet, streams.cwd));
+        if (targets.length === 0) {
+          streams.err(`${flags.fleet.replace(/\/+$/, '')}/fleet.yaml names no snapshot to refresh (set ${snapshotOptions().join(' or ')} under spec); nothing written\n`);
+          return setExit(ExitCode.InvalidInput);
+        }
+        const results: SnapshotRefresh[] = [];
+        for (const target of targets) {
+          const o = target.object;
+          const read = await readObjects(source, { cluster: o.cluster, gvr: o, namespace: o.namespace });
+          for (const w of read.warnings) streams.err(`${w.pointer === '' ? w.where : `${w.where}#${w.pointer}`}: warning: ${sanitizeMessage(w.message)}\n`);
+          if (read.global) {
+            streams.err(`profile: error: ${read.global.reason}: ${sanitizeMessage(read.global.message)} (nothing written)\n`);
+            return setExit(ExitCode.StatusGlobalFailure);
+          }
+          const found = read.objects.filter((x) => x.obj.metadata.name === o.name);
+          if (found.length !== 1) {
+            const what = `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+            streams.err(`profile: error: ${found.length === 0 ? `the ${o.cluster === 'garden' ? 'Garden' : 'KCP'} has no ${what}` : `${found.length} copies of ${what} (${found.map((f) => f.where).join(', ')})`}${read.complete ? '' : ' (some dump files could not be read)'}; nothing written\n`);
+            return setExit(ExitCode.InvalidInput);
+          }
+          let result;
+          try {
+            result = refreshSnapshot(flags.fleet, streams.cwd, target, found[0]!.obj, now, flags.dryRun === true);
+          } catch (err) {
+            if (!(err instanceof FleetWriteError)) throw err;
+            streams.err(`profile: error: ${err.message} (nothing written)\n`);
+            return setExit(ExitCode.IoOrLock);
+          }
+          if ('problems' in result) {
+            for (const p of result.problems) streams.err(`${found[0]!.where}: error: ${sanitizeMessage(p)}\n`);
+            streams.err(`profile: error: the ${target.hook.title} read from the cluster is not usable; nothing written\n`);
+            return setExit(ExitCode.InvalidInput);
+          }
+          results.push(result);
+        }
+        if (flags.output === 'json') {
+          streams.out(
+            JSON.stringify(
+              { ok: true, dryRun: flags.dryRun === true, snapshots: results.map((r) => ({ title: r.target.hook.title, extension: r.target.extension, file: r.file, written: r.written, changes: r.changes, affected: r.affected })) },
+              null,
+              2,
+            ) + '\n',
+          );
+        } else {
+          for (const r of results) {
+            for (const c of r.changes) {
+              streams.out(`${r.target.hook.title}: ${c.kind} ${c.item}${c.detail ? ` (${c.detail})` : ''}${c.runtimes.length > 0 ? `: ${c.runtimes.join(', ')}` : ''}\n`);
+            }
+            for (const a of r.affected) {
+              for (const change of a.changes) streams.out(`${a.name}: extensions.${r.target.extension}.${change}\n`);
+              for (const e of a.newErrors) streams.out(`${a.name}: no longer validates: ${e}\n`);
+            }
+            const state = r.written ? 'written' : flags.dryRun ? 'dry run, nothing written' : 'up to date, nothing written';
+            streams.out(`${r.file}: ${state} (${r.changes.length === 0 ? 'no version changes' : `${r.changes.length} change${r.changes.length === 1 ? '' : 's'}`}, ${r.affected.length} runtime${r.affected.length === 1 ? '' : 's'} affected)\n`);
+          }
+        }
+        setExit(ExitCode.Ok);
+      }),
+  );
+  return cmd;
+}
