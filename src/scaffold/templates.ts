@@ -392,7 +392,7 @@ jobs:
  * fleet and of the renderer, so an upgrade is a deliberate change with its own re-synth.
  * The name never equals "kyma-fleet" (npm refuses a package depending on its own name).
  */
-export function fleetPackageJson(name: string, kymaFleetVersion: string): string {
+export function fleetPackageJson(name: string, kymaFleetVersion: string, kymaFleetFrom: string = kymaFleetVersion): string {
   const pkg = {
     name: `${name}-config`,
     version: '0.0.0',
@@ -405,12 +405,12 @@ export function fleetPackageJson(name: string, kymaFleetVersion: string): string
       check: 'kyma-fleet validate && kyma-fleet synth --check',
     },
     engines: { node: '>=20.19' },
-    devDependencies: { 'kyma-fleet': kymaFleetVersion },
+    devDependencies: { 'kyma-fleet': kymaFleetFrom },
   };
   return JSON.stringify(pkg, null, 2) + '\n';
 }
 
-export function fleetReadme(name: string, kymaFleetVersion: string): string {
+export function fleetReadme(name: string, kymaFleetVersion: string, kymaFleetFrom: string = kymaFleetVersion): string {
   return `# ${name}
 
 The Kyma fleet configuration of ${name}: which Gardener extensions (Registry Cache, Falco) and Kyma
@@ -428,17 +428,7 @@ schemas/                    JSON Schemas: VS Code's YAML extension validates the
 
 ## Set up
 
-1. Install kyma-fleet (Node.js 20). kyma-fleet is not published to npm yet: until it is, install
-   it from git, which replaces the version in \`package.json\` by the git URL (npm builds it on
-   install). Do not run a plain \`npm install\` before that: it would fetch whatever package of that
-   name the public registry holds.
-
-   \`\`\`sh
-   npm install --save-dev --save-exact "git+https://<kyma-fleet repository>.git#v${kymaFleetVersion}"
-   \`\`\`
-
-   Commit \`package-lock.json\`: CI installs exactly that with \`npm ci\`. Once kyma-fleet is on npm,
-   \`npm install\` with the \`package.json\` as written by \`kyma-fleet init\` is enough.
+${installStep(kymaFleetVersion, kymaFleetFrom)}
 
 2. Replace the two example runtimes (\`fleet/runtimes/example-*.yaml\`, random IDs) with yours; the IDs
    come from the Kyma Environment Broker (BTP cockpit: your Kyma environment):
@@ -471,11 +461,34 @@ repository (see \`gitops.flux\` in \`fleet/fleet.yaml\`) and one Kustomization f
 `;
 }
 
+/** Step 1 of the README: how \`package.json\` installs kyma-fleet (\`init --kyma-fleet-from\`, or the registry version). */
+function installStep(version: string, from: string): string {
+  if (from !== version) {
+    return `1. Install kyma-fleet (Node.js 20): \`npm install\`. \`package.json\` installs it from \`${from}\`
+   (\`kyma-fleet init --kyma-fleet-from\`). Commit \`package-lock.json\`: CI installs exactly that with
+   \`npm ci\`.`;
+  }
+  return `1. Install kyma-fleet (Node.js 20). \`package.json\` asks the npm registry for kyma-fleet ${version},
+   which no registry serves yet: do not run a plain \`npm install\` before you say where kyma-fleet
+   comes from, or it fetches whatever package of that name the public registry holds. Install the
+   tarball that \`npm pack\` builds in a clone of kyma-fleet, or a git tag of your kyma-fleet clone
+   (npm then records it in \`package.json\`), e.g.
+
+   \`\`\`sh
+   npm install --save-dev --save-exact ../kyma-fleet/kyma-fleet-${version}.tgz
+   \`\`\`
+
+   (\`kyma-fleet init --kyma-fleet-from SPEC\` writes it into \`package.json\` at once.) Commit
+   \`package-lock.json\`: CI installs exactly that with \`npm ci\`.`;
+}
+
 export interface ScaffoldInput {
   /** The fleet name (metadata.name of fleet.yaml), a DNS-1123 label. */
   readonly name: string;
   /** The kyma-fleet version the repository depends on. */
   readonly kymaFleetVersion: string;
+  /** Where package.json installs kyma-fleet from (an npm spec: version, tarball, git URL); default the version. */
+  readonly kymaFleetFrom?: string;
   /** schemas/*.json by file name (renderFleetSchemas()). */
   readonly schemas: ReadonlyMap<string, string>;
   /** Fresh UUIDs (crypto.randomUUID in the CLI). */
@@ -487,11 +500,11 @@ export function scaffoldFleetRepo(input: ScaffoldInput): Map<string, string> {
   const files = new Map<string, string>();
   files.set(WORKFLOW_PATH, githubWorkflowYaml());
   files.set('.gitignore', gitignore());
-  files.set('README.md', fleetReadme(input.name, input.kymaFleetVersion));
+  files.set('README.md', fleetReadme(input.name, input.kymaFleetVersion, input.kymaFleetFrom));
   files.set(`${FLEET_FOLDER}/fleet.yaml`, fleetYaml(input.name));
   files.set(`${FLEET_FOLDER}/groups/production.yaml`, productionGroupYaml());
   for (const r of exampleRuntimes(input.newId)) files.set(`${FLEET_FOLDER}/runtimes/${r.name}.yaml`, runtimeYaml(r));
-  files.set('package.json', fleetPackageJson(input.name, input.kymaFleetVersion));
+  files.set('package.json', fleetPackageJson(input.name, input.kymaFleetVersion, input.kymaFleetFrom));
   for (const [name, text] of input.schemas) files.set(`${SCHEMAS_FOLDER}/${name}`, text);
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

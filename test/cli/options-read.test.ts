@@ -9,7 +9,9 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/main';
+import { parse } from 'yaml';
 import { FleetFixture, NOW } from '../helpers/fleet-fixture';
+import { falcoProfile, moduleReleaseMetas, writeDump } from '../onboard/kcp-dump';
 
 /** Invocations per command path (without the program name); together they must read every option. */
 const INVOCATIONS: Readonly<Record<string, readonly string[][]>> = {
@@ -23,7 +25,7 @@ const INVOCATIONS: Readonly<Record<string, readonly string[][]>> = {
     // A server that refuses connections: the run gets to the cluster and fails there (exit 5).
     ['apply', 'garden', '--kubeconfig', 'refusing.yaml', '--garden-context', 'garden', '--allow-exec', '--concurrency', '2', '--timeout', '1', '--allow-mass-change', '--dry-run', '--write', 'st', '--now', NOW, '-o', 'json'],
   ],
-  init: [['init', 'new-repo', '--name', 'acme', '-o', 'json']],
+  init: [['init', 'new-repo', '--name', 'acme', '--kyma-fleet-from', 'kyma-fleet.tgz', '-o', 'json']],
   'new runtime': [
     ['new', 'runtime', 'acme-new-1', '--runtime-id', '5b0c1f3e-2d4a-4f6b-8c7d-9e0f1a2b3c4d', '--global-account', '0c5e8a3d-7f21-4b6a-9d44-51c2e8f0a1b7', '--subaccount', '6a2d4f10-1e3b-4c7d-9f58-0b9e2c7d4a11', '--region', 'eu-central-1', '--shoot', 'c-5b0c1f3', '--project', 'kyma-prod', '--label', 'tier=production', '--out', 'dist', '--now', NOW, '--no-cache', '-o', 'json'],
   ],
@@ -33,11 +35,11 @@ const INVOCATIONS: Readonly<Record<string, readonly string[][]>> = {
     ['import', 'runtimes', '--kubeconfig', 'refusing.yaml', '--kcp-context', 'garden', '--allow-exec', '--timeout', '1', '--project', 'kyma-prod', '--dry-run', '--now', NOW, '-o', 'json'],
   ],
   'catalog refresh': [
-    ['catalog', 'refresh', '--from', 'dump', '-o', 'json'],
+    ['catalog', 'refresh', '--from', 'onboard-dump', '-o', 'json'],
     ['catalog', 'refresh', '--kubeconfig', 'refusing.yaml', '--kcp-context', 'garden', '--allow-exec', '--timeout', '1', '-o', 'json'],
   ],
   'profile refresh': [
-    ['profile', 'refresh', '--from', 'dump', '--dry-run', '--now', NOW, '-o', 'json'],
+    ['profile', 'refresh', '--from', 'onboard-dump', '--dry-run', '--now', NOW, '-o', 'json'],
     ['profile', 'refresh', '--kubeconfig', 'refusing.yaml', '--garden-context', 'garden', '--allow-exec', '--timeout', '1', '--dry-run', '--now', NOW, '-o', 'json'],
   ],
   completion: [['completion', 'bash', '-o', 'json']],
@@ -67,6 +69,9 @@ let fx: FleetFixture;
 beforeAll(() => {
   fx = FleetFixture.example();
   fs.cpSync(path.join(__dirname, '../../fleet-status-sample'), path.join(fx.dir, 'dump'), { recursive: true });
+  // ModuleReleaseMetas and the FalcoProfile of the example fleet's snapshot, for catalog and profile refresh.
+  const profile = parse(fs.readFileSync(path.join(fx.fleetDir, 'profiles/falco-profile.yaml'), 'utf8')) as { spec: { versions: { falco: Array<{ version: string; classification: string; expirationDate?: string }> } } };
+  writeDump(path.join(fx.dir, 'onboard-dump'), { metas: moduleReleaseMetas(), garden: [falcoProfile(profile.spec.versions.falco)] });
   fs.writeFileSync(
     path.join(fx.dir, 'refusing.yaml'),
     'apiVersion: v1\nkind: Config\nclusters: [{name: g, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: garden, context: {cluster: g, user: u}}]\ncurrent-context: garden\n',

@@ -18,6 +18,7 @@ import { type Streams } from '../report';
 
 interface InitFlags {
   name?: string;
+  kymaFleetFrom?: string;
   output: 'text' | 'json';
 }
 
@@ -26,8 +27,17 @@ export function initCommand(streams: Streams, setExit: (code: number) => void): 
     .description('create a new fleet repository: fleet/, editor schemas, .gitignore, CI workflow, package.json')
     .argument('<dir>', 'folder to create (must not exist, or be empty)')
     .addOption(new Option('--name <name>', "fleet name (metadata.name in fleet.yaml); default: the folder's name as a DNS-1123 label"))
+    .addOption(
+      new Option(
+        '--kyma-fleet-from <spec>',
+        "where package.json installs kyma-fleet from: a tarball (path or URL), a git URL with #tag, or a version; default: this version from the npm registry, which does not serve it yet (README.md says what to do)",
+      ),
+    )
     .addOption(outputOption(['text', 'json']))
-    .addHelpText('after', '\nExamples:\n  kyma-fleet init acme-fleet\n  kyma-fleet init . --name acme\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  kyma-fleet init acme-fleet --kyma-fleet-from ../kyma-fleet/kyma-fleet-' + packageVersion() + '.tgz\n  kyma-fleet init . --name acme --kyma-fleet-from "git+https://git.example.org/platform/kyma-fleet.git#v' + packageVersion() + '"\n',
+    )
     .action((dir: string, flags: InitFlags) => {
       const json = flags.output === 'json';
       /** Prints the failure (text: `error: <message>` on stderr) and returns its exit code. */
@@ -46,6 +56,7 @@ export function initCommand(streams: Streams, setExit: (code: number) => void): 
         name = sanitizeDnsLabel(path.basename(target));
       }
       const display = dir.replace(/[\\/]+$/, '') || dir;
+      const kymaFleetFrom = flags.kymaFleetFrom === undefined ? packageVersion() : kymaFleetSpec(flags.kymaFleetFrom, streams.cwd, target);
 
       let existing: 'none' | 'empty';
       try {
@@ -64,7 +75,7 @@ export function initCommand(streams: Streams, setExit: (code: number) => void): 
         existing = 'none';
       }
 
-      const files = scaffoldFleetRepo({ name, kymaFleetVersion: packageVersion(), schemas: renderFleetSchemas(), newId: randomUUID });
+      const files = scaffoldFleetRepo({ name, kymaFleetVersion: packageVersion(), kymaFleetFrom, schemas: renderFleetSchemas(), newId: randomUUID });
       try {
         if (existing === 'none') writeNewFolder(target, files);
         else writeIntoEmptyFolder(target, files);
@@ -78,7 +89,7 @@ export function initCommand(streams: Streams, setExit: (code: number) => void): 
 
       const runtimes = [...files.keys()].filter((f) => f.startsWith(`${FLEET_FOLDER}/runtimes/`)).length;
       if (json) {
-        printJson(streams, { ok: true, dir: display, name, files: [...files.keys()].sort() });
+        printJson(streams, { ok: true, dir: display, name, kymaFleetFrom, files: [...files.keys()].sort() });
         return setExit(ExitCode.Ok);
       }
       const cd = path.relative(streams.cwd, target) || '.';
@@ -86,12 +97,32 @@ export function initCommand(streams: Streams, setExit: (code: number) => void): 
         `${display}: created fleet ${JSON.stringify(name)} (${files.size} files: ${runtimes} example runtimes, 1 group, schemas, CI workflow)\n` +
           'next:\n' +
           (cd === '.' ? '' : `  cd ${shellWord(cd)}\n`) +
-          '  # install kyma-fleet: from git until it is published to npm (README.md), commit package-lock.json\n' +
+          (flags.kymaFleetFrom === undefined
+            ? '  # install kyma-fleet: no registry serves it yet, see README.md (or init again with --kyma-fleet-from); commit package-lock.json\n'
+            : `  npm install        # kyma-fleet from ${kymaFleetFrom}; commit package-lock.json\n`) +
           '  npx kyma-fleet validate && npx kyma-fleet synth\n' +
           '  git init && git add . && git commit -m "kyma-fleet init"\n',
       );
       setExit(ExitCode.Ok);
     });
+}
+
+/**
+ * The dependency spec package.json gets for --kyma-fleet-from: a tarball or folder path becomes a
+ * `file:` spec relative to the new repository (where npm resolves it); URLs, git specs and versions
+ * are written as given.
+ */
+export function kymaFleetSpec(value: string, cwd: string, target: string): string {
+  const v = value.trim();
+  if (v === '' || /\s/.test(v)) {
+    throw new UsageError(`--kyma-fleet-from must be an npm package spec: a tarball (path or URL), a git URL with #tag, or a version (got ${JSON.stringify(value)})`);
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(v)) return v;
+  if (/\.(tgz|tar\.gz)$/.test(v) || v.startsWith('.') || path.isAbsolute(v)) {
+    const rel = path.relative(target, path.resolve(cwd, v)).split(path.sep).join('/');
+    return `file:${rel.startsWith('.') ? rel : `./${rel}`}`;
+  }
+  return v;
 }
 
 function writeFiles(root: string, files: ReadonlyMap<string, string>): void {
