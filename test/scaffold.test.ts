@@ -66,13 +66,19 @@ function expectWorkflow(text: string): void {
   expect(gardenRuns).toContain('git add fleet/status/garden-apply.json');
   // Hourly and on demand: the rollout rings job (docs/rollout.md) observes, advances (a closed gate,
   // exit 6, is no failure), renders and proposes the result as a pull request.
-  expect(wf.on.schedule).toEqual([{ cron: '17 * * * *' }]);
+  expect(wf.on.schedule).toEqual([{ cron: '17 * * * *' }, { cron: '23 5 * * 1' }]);
   expect(wf.jobs.rollout.if).toContain("github.event_name == 'schedule'");
   expect(wf.jobs.rollout.concurrency).toEqual({ group: 'kyma-fleet-rollout', 'cancel-in-progress': false });
   const rolloutRuns = (wf.jobs.rollout.steps as WorkflowStep[]).map((st) => st.run ?? '').join('\n');
   expect(rolloutRuns).toMatch(/npx kyma-fleet status \$live\n[^]*npx kyma-fleet rollout advance \$live \|\| code=\$\?\n[^]*\[ "\$code" != 6 \][^]*npx kyma-fleet synth\n/);
   expect(rolloutRuns).toContain('git add fleet/status fleet/rollout dist');
   expect(rolloutRuns).toContain('gh pr create --base main');
+  // Weekly and on demand, optional: the refresh job onboards new runtimes and refreshes the
+  // catalog and snapshots (docs/onboarding.md), then proposes the result as a pull request.
+  expect(wf.jobs.refresh.if).toContain("github.event.schedule == '23 5 * * 1'");
+  const refreshRuns = (wf.jobs.refresh.steps as WorkflowStep[]).map((st) => st.run ?? '').join('\n');
+  expect(refreshRuns).toMatch(/npx kyma-fleet import runtimes \$kc --kcp-context kcp --project "\$GARDEN_PROJECT"\n[^]*npx kyma-fleet catalog refresh \$kc --kcp-context kcp\n[^]*npx kyma-fleet profile refresh \$kc --garden-context garden[^]*npx kyma-fleet synth/);
+  expect(refreshRuns).toContain('gh pr create --base main');
   const steps = workflowSteps(text);
   const index = (pred: (s: WorkflowStep) => boolean, what: string): number => {
     const i = steps.findIndex(pred);

@@ -200,6 +200,7 @@ export function githubWorkflowYaml(): string {
 # and show what \`kyma-fleet apply garden\` would write into the Shoots. After a merge to main: write
 # the Shoot entries KIM does not manage with \`kyma-fleet apply garden\`, and commit its report. Hourly:
 # the rollout rings job (status, rollout advance, synth; docs/rollout.md) proposes its result.
+# Weekly: the refresh job (import runtimes, catalog and profile refresh; docs/onboarding.md) too.
 # Needs a committed package-lock.json (npm ci), a committed dist/ (npx kyma-fleet synth) and, for the
 # garden steps, the secret GARDEN_KUBECONFIG: a Garden kubeconfig (context "garden") of a service
 # account with get and patch on shoots in the fleet's garden-<project> namespaces (docs/applying.md).
@@ -211,6 +212,7 @@ on:
     branches: [main]
   schedule:
     - cron: '17 * * * *' # the rollout job, hourly
+    - cron: '23 5 * * 1' # the refresh job, weekly
   workflow_dispatch:
 
 permissions:
@@ -384,6 +386,62 @@ jobs:
             git push origin "$branch"
             gh pr create --base main --head "$branch" --title "kyma-fleet rollout: status and advance" --body "Written by the scheduled kyma-fleet rollout job: fleet/status/, fleet/rollout/ when a ring moved, and dist/ rendered from them (docs/rollout.md)."
           fi
+
+  refresh:
+    # Weekly (Mondays 05:23 UTC), and on demand: onboard the runtimes the KCP has and the fleet lacks
+    # (import runtimes), refresh the module catalog and the snapshots fleet.yaml names (catalog
+    # refresh, profile refresh), render, and propose the result as a pull request, which the checks
+    # above then validate (docs/onboarding.md). Optional: does nothing until the repository variable
+    # KYMA_FLEET_GARDEN_PROJECT names the Gardener project of the Shoots. Needs the secret
+    # KYMA_FLEET_KUBECONFIG: a kubeconfig with the contexts "kcp" and "garden" (list on runtimes and
+    # modulereleasemetas in the KCP namespace, get on the Garden's snapshot objects).
+    if: \${{ (github.event_name == 'schedule' && github.event.schedule == '23 5 * * 1') || github.event_name == 'workflow_dispatch' }}
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    permissions:
+      contents: write # the branch
+      pull-requests: write # the pull request
+    concurrency:
+      group: kyma-fleet-refresh
+      cancel-in-progress: false
+    steps:
+      - uses: actions/checkout@v4
+
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+          cache: npm
+
+      - run: npm ci
+
+      - name: Import runtimes, refresh the catalog and the snapshots, synth
+        env:
+          KYMA_FLEET_KUBECONFIG: \${{ secrets.KYMA_FLEET_KUBECONFIG }}
+          GARDEN_PROJECT: \${{ vars.KYMA_FLEET_GARDEN_PROJECT }}
+        run: |
+          if [ -z "$GARDEN_PROJECT" ]; then echo "repository variable KYMA_FLEET_GARDEN_PROJECT is not set: nothing to do"; exit 0; fi
+          printf '%s' "$KYMA_FLEET_KUBECONFIG" > "$RUNNER_TEMP/kubeconfig.yaml"
+          kc="--kubeconfig $RUNNER_TEMP/kubeconfig.yaml"
+          npx kyma-fleet import runtimes $kc --kcp-context kcp --project "$GARDEN_PROJECT"
+          npx kyma-fleet catalog refresh $kc --kcp-context kcp
+          # Exit 1 when fleet.yaml names no snapshot: nothing to refresh.
+          npx kyma-fleet profile refresh $kc --garden-context garden || echo "profile refresh: nothing refreshed"
+          # A refresh can leave the fleet invalid (a version expired): the pull request's checks show what to fix.
+          npx kyma-fleet synth || echo "the refreshed fleet does not render; the pull request's checks show why"
+
+      - name: Propose the result
+        env:
+          GH_TOKEN: \${{ github.token }}
+        run: |
+          git add fleet dist
+          git diff --cached --quiet && exit 0
+          git config user.name kyma-fleet
+          git config user.email kyma-fleet@users.noreply.github.com
+          branch="kyma-fleet/refresh-$(date -u +%Y%m%d-%H%M)"
+          git switch -c "$branch"
+          git commit -m "kyma-fleet: import runtimes, refresh the module catalog and the snapshots"
+          git push origin "$branch"
+          gh pr create --base main --head "$branch" --title "kyma-fleet: refresh from the landscape" --body "Written by the scheduled kyma-fleet refresh job: runtimes new in the KCP, the module catalog and the snapshots fleet.yaml names, and dist/ rendered from them (docs/onboarding.md)."
 `;
 }
 
