@@ -58,6 +58,23 @@ export interface StatusHook {
   findings(input: StatusHookInput): StatusHookResult;
 }
 
+/**
+ * How the core compares the providerConfig the fleet renders with the live Shoot entry's (fields the
+ * fragment leaves unset are never compared); an extension declares them as ExtensionPlugin.shootDrift.
+ * Leaves are named by their field name.
+ */
+export interface DriftRules {
+  /** Keys that identify the entries of a list of objects, tried in order (default: name). */
+  readonly listKeys?: readonly string[];
+  /** Fields whose live value means the same in another spelling (a quantity, a duration): true when equal. */
+  readonly sameValue?: Readonly<Record<string, (expected: unknown, live: unknown) => boolean>>;
+  /**
+   * Fields compared by presence only, because whoever writes the entry renames the value: what the
+   * drift message says when the live entry lacks one the fleet sets (given the rendered value).
+   */
+  readonly presenceOnly?: Readonly<Record<string, (expected: string) => string>>;
+}
+
 /** The SKR kinds the status sources read for some extensions: each kind once, in plug-in order. */
 export function statusSkrKinds(extensions: readonly { readonly status?: StatusHook }[]): SkrKind[] {
   const out: SkrKind[] = [];

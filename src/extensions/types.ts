@@ -5,7 +5,7 @@ import type { Construct } from 'constructs';
 import type { DocPath, Severity } from '../lib/diagnostics';
 import type { UpstreamPin } from '../lib/supported-versions';
 import type { SnapshotHook } from './snapshot-hook';
-import type { StatusHook } from './status-hook';
+import type { DriftRules, StatusHook } from './status-hook';
 
 /** A JSON Schema (draft-07 subset that ajv compiles in strict mode). */
 export type JsonSchema = Record<string, unknown>;
@@ -207,6 +207,11 @@ export interface ExtensionPlugin<State = unknown> {
    * (./status-hook.ts). Absent: its status comes from the Shoot, module and Runtime CR alone.
    */
   readonly status?: StatusHook;
+  /**
+   * How `kyma-fleet status` compares this extension's rendered Shoot entry with the live one, where
+   * values come back in another spelling or renamed (./status-hook.ts DriftRules). Absent: plainly.
+   */
+  readonly shootDrift?: DriftRules;
   /**
    * A copy of a cluster object this extension's rules check against, kept in the fleet folder (e.g.
    * the FalcoProfile `falcoProfile` names): `kyma-fleet profile refresh` rewrites it from the

@@ -4,6 +4,7 @@
 
 import type { ExtensionPlugin } from '../types';
 import { registryCacheDefaults } from './defaults';
+import { registryCacheDrift } from './drift';
 import { KIM_SYNC_OPTION, kimSyncOptionSchema, prepareRegistryCacheState, type RegistryCacheState } from './options';
 import { renderRegistryCache } from './render';
 import { validateRegistryCacheTransition } from './transition';
@@ -34,5 +35,6 @@ export const registryCacheExtension: ExtensionPlugin<RegistryCacheState> = {
   render: renderRegistryCache,
   providerConfigSchema: registryConfigSchema,
   status: registryCacheStatus,
+  shootDrift: registryCacheDrift,
   testedAgainst: registryCacheTestedAgainst,
 };
