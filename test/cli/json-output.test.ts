@@ -74,6 +74,7 @@ describe('--output json', () => {
     [['merge'], ['merge', 'dist.shard-1-of-2', 'dist.shard-2-of-2', '--out', 'merged', '--now', NOW, '-o', 'json'], 0, 'merged'],
     [['explain'], ['explain', 'acme-eu-prod-2', '--now', NOW, '-o', 'json'], 0, 'a runtime'],
     [['diff'], ['diff', '--now', NOW, '-o', 'json'], 0, 'no changes'],
+    [['diff'], ['diff', '--now', NOW, '-o', 'json', '--out', 'dist.shard-1-of-2', '--exit-code'], 1, 'changes, --exit-code'],
     [['status'], ['status', '--from', 'dump', '--write', 'status-out', '--now', NOW, '-o', 'json'], 0, 'from dumps'],
     [['status'], ['status', '--kubeconfig', 'unreadable.yaml', '--kcp-context', 'a', '--garden-context', 'b', '--now', NOW, '-o', 'json'], 5, 'an unreadable kubeconfig'],
     [['status'], ['status', '--from', 'no-such-dump', '--now', NOW, '-o', 'json'], 5, 'an unreadable dump folder'],
@@ -100,6 +101,7 @@ describe('--output json', () => {
     [['synth'], ['synth', '--now', NOW, '-o', 'json', '--fleet', 'broken'], 1, 'an invalid fleet'],
     [['synth'], ['synth', '--check', '--now', NOW, '-o', 'json', '--fleet', 'broken'], 1, '--check, an invalid fleet'],
     [['explain'], ['explain', 'x', '--now', NOW, '-o', 'json', '--fleet', 'missing'], 1, 'a fleet that cannot be loaded'],
+    [['diff'], ['diff', '--now', NOW, '-o', 'json', '--fleet', 'broken'], 1, 'an invalid fleet'],
     [['status'], ['status', '--from', 'dump', '--now', NOW, '-o', 'json', '--fleet', 'broken'], 1, 'an invalid fleet'],
     [['apply', 'garden'], ['apply', 'garden', '--kubeconfig', 'dump/README.md', '--garden-context', 'g', '--now', NOW, '-o', 'json', '--fleet', 'broken'], 1, 'an invalid fleet'],
   ];

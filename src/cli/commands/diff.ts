@@ -14,6 +14,7 @@ import { blastRadiusMarkdown, rolloutOverview } from '../../rollout/blast-radius
 import { formatDiffJson, formatDiffText, isEmptyDiff } from '../../render/tree-diff';
 import { diffDist } from '../../run/synth';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
+import { failureDocument, printJson, problemJson } from '../json-output';
 import { printDiagnostics, printProblem, type Streams } from '../report';
 
 /** The exit code of `diff --exit-code` when there are changes (git's and kubectl's). */
@@ -67,20 +68,29 @@ export function diffCommand(streams: Streams, setExit: (code: number) => void): 
     )
     .action((flags: DiffFlags) => {
       const r = diffDist({ fleetDir: flags.fleet, outDir: flags.out, cwd: streams.cwd, now: evaluationTime(flags.now, streams.env), allowEmpty: true, cacheDir: cacheDirFor(flags, streams.cwd, streams.env) });
-      printDiagnostics(r.diagnostics, streams);
+      // --output json: one document, failures included (docs/cli.md; schemas/output/diff.schema.json).
+      const json = flags.output === 'json';
+      if (json && (r.problem || !r.diff)) {
+        const message = r.problem ? `${flags.out}: error: ${r.problem.message} [${r.problem.code}]` : `${flags.fleet}: the fleet has errors; nothing compared`;
+        printJson(streams, failureDocument(r.exitCode, message, { diagnostics: r.diagnostics, ...(r.problem ? { problem: problemJson(r.problem) } : {}) }));
+        return setExit(r.exitCode);
+      }
+      if (!json) printDiagnostics(r.diagnostics, streams);
       if (r.problem) printProblem(flags.out, r.problem, streams);
       if (!r.diff) return setExit(r.exitCode);
       const diff = r.diff;
       if (flags.outputFile !== undefined) {
         const failure = writeFileAtomically(path.resolve(streams.cwd, flags.outputFile), formatDiffText(diff, flags.out));
         if (failure !== undefined) {
-          streams.err(`diff: error: cannot write --output-file ${flags.outputFile}: ${failure}\n`);
+          const message = `diff: error: cannot write --output-file ${flags.outputFile}: ${failure}`;
+          if (json) printJson(streams, failureDocument(ExitCode.IoOrLock, message, { diagnostics: r.diagnostics }));
+          else streams.err(`${message}\n`);
           return setExit(ExitCode.IoOrLock);
         }
       }
       const format = {
         text: () => formatDiffText(diff, flags.out),
-        json: () => formatDiffJson(diff),
+        json: () => JSON.stringify({ ...(JSON.parse(formatDiffJson(diff)) as object), diagnostics: r.diagnostics }, null, 2) + '\n',
         markdown: () => {
           // With rollout rings: which rings the change reaches now and how many runtimes wait (src/rollout/blast-radius.ts).
           const rollout = rolloutOverview(flags.fleet, streams.cwd);
