@@ -26,6 +26,11 @@ export interface RingResolution {
   /** The model the fleet-wide output follows: the first ring's revision's (the working model when it is that revision). */
   readonly model: FleetModel;
   readonly diagnostics: readonly Diagnostic[];
+  /**
+   * The runtimes resolved against the working layers that are not rendered at them (their ring is
+   * on another revision): still checked, so a change that would break a later ring fails now.
+   */
+  readonly workingOnly: readonly ResolvedRuntime[];
   /** The rollout as the commands see it; absent without Fleet.spec.rollout or when fleet/rollout/ is broken. */
   readonly view?: RolloutView;
 }
@@ -58,7 +63,7 @@ export interface RingResolveInput {
 
 export function resolveAtRingRevisions(input: RingResolveInput): RingResolution {
   const { loaded, model } = input;
-  const unchanged: RingResolution = { runtimes: input.runtimes, model, diagnostics: [] };
+  const unchanged: RingResolution = { runtimes: input.runtimes, model, diagnostics: [], workingOnly: [] };
   const config = model.options.rollout;
   if (!config) return unchanged;
   const stored = readRollout(loaded.root, loaded.displayRoot);
@@ -125,7 +130,9 @@ export function resolveAtRingRevisions(input: RingResolveInput): RingResolution 
     // On the working layers: its model is the working one, which is not the fleet-wide one when the first ring is elsewhere.
     return primary === model ? r : { ...r, revisionModel: model };
   });
-  return { runtimes, model: primary, diagnostics, view };
+  // The working resolution of the runtimes rendered at another revision, with the working model.
+  const workingOnly = input.runtimes.filter((r) => atRevision.has(r.runtime.name)).map((r) => (primary === model ? r : { ...r, revisionModel: model }));
+  return { runtimes, model: primary, diagnostics, workingOnly, view };
 }
 
 /** Validates and resolves the named runtimes of the working fleet against a stored revision's layers. */

@@ -99,7 +99,9 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
       const fleetModel = model;
       const read = options.previousDist ? previousRenderReader(path.resolve(cwd, options.previousDist), options.previousIndex) : () => undefined;
       const previous = (r: ResolvedRuntime, kinds?: readonly string[]) => (options.unchangedSincePrevious?.(fleetModel, r) ? undefined : read(r.runtime.name, kinds));
-      for (const r of runtimes) {
+      // Also the working layers of the runtimes rendered at another ring's revision: `rollout start`
+      // brings them to every ring, so what they would break is an error now (docs/rollout.md).
+      for (const r of [...runtimes, ...rings.workingOnly]) {
         const ownModel = r.revisionModel ?? fleetModel;
         if (!ownModel.complete) continue;
         const found = checkResolved(ownModel, [r], extensions, previous);

@@ -236,3 +236,39 @@ describe('one rollout command at a time', () => {
     expect(fx.read('rollout/state.yaml')).toBe(state);
   });
 });
+
+describe('the other commands with rings', () => {
+  it('a change that would break a later ring fails validate and rollout start now, not when it gets there', () => {
+    const fx = startedFleet();
+    const state = fx.read('rollout/state.yaml');
+    // The production group switches Falco off: the policy production-runs-falco breaks the rest ring only.
+    fx.replace('groups/production.yaml', '      falco:\n        enabled: true\n', '      falco:\n        enabled: false\n');
+    const v = fx.runBinary(['validate', '--now', hours(1)]);
+    expect(v.code).toBe(1);
+    const policy = v.errLines.filter((l) => l.endsWith('[E_POLICY]'));
+    expect(policy.map((l) => /acme-[a-z]+-prod-\d/.exec(l)?.[0])).toEqual(REST);
+    const start = fx.runBinary(['rollout', 'start', '--now', hours(1)]);
+    expect(start.code).toBe(1);
+    expect(start.errLines.at(-1)).toBe('fleet: the fleet is invalid; rollout start needs a valid fleet (nothing changed)');
+    expect(fx.read('rollout/state.yaml')).toBe(state);
+  });
+
+  it('status judges every runtime against its ring\'s render; explain shows the layers of its ring\'s revision', () => {
+    const fx = startedFleet();
+    fx.replace('fleet.yaml', OLD_TTL, NEW_TTL);
+    must(fx.runBinary(['rollout', 'start', '--now', hours(1)]), 0);
+    must(fx.runBinary(['synth', '--now', hours(1)]), 0);
+    // The clusters show what dist/ holds: the canary on the new revision, the others on the old one.
+    const dump = dumpOf(fx, path.join(fx.dir, 'dist'), 'dump-rings');
+    const r = must(fx.runBinary(['status', '--from', dump, '--now', hours(2), '-o', 'json']), 0);
+    const records = JSON.parse(r.stdout).status as Array<{ name: string; state: string }>;
+    expect(records.map((x) => [x.name, x.state]).filter(([, st]) => st !== 'Ready' && st !== 'Disabled')).toEqual([]);
+    expect(records).toHaveLength(7);
+
+    const revision = parse(fx.read('rollout/state.yaml')).rings[2].revision as string;
+    const explained = must(fx.runBinary(['explain', 'acme-eu-prod-1', '--now', hours(2), '-o', 'json']), 0);
+    const layers = (JSON.parse(explained.stdout).layers as Array<{ file: string }>).map((l) => l.file);
+    expect(layers[0]).toBe(`fleet/rollout/revisions/${revision}/fleet.yaml`);
+    expect(layers.at(-1)).toBe('fleet/runtimes/acme-eu-prod-1.yaml');
+  });
+});
