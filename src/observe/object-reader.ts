@@ -46,8 +46,8 @@ export type ObjectSource =
   | { readonly kind: 'dump'; readonly dir: string; readonly display?: string }
   | {
       readonly kind: 'live';
-      /** The operator's kubeconfig (trusted: read from CI secrets). */
-      readonly kubeconfig: string;
+      /** The operator's kubeconfig files, merged as kubectl merges them (trusted: read from CI secrets). */
+      readonly kubeconfig: string | readonly string[];
       /** Context to use; undefined: the kubeconfig's current-context. */
       readonly context?: string;
       /** Allow exec and auth-provider users (they run local commands); refused otherwise (H62). */

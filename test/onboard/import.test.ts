@@ -157,7 +157,7 @@ describe('import runtimes: options and hostile sources', () => {
   it.each([
     [['--from', 'nowhere'], 5, 'UnreadableDump'],
     [['--from', 'dump', '--kubeconfig', 'k.yaml'], 2, 'not both'],
-    [[], 2, 'say where to read from'],
+    [[], 2, 'no kubeconfig: no --kubeconfig, no $KUBECONFIG'],
     [['--from', 'dump', '--kcp-context', 'kcp'], 2, 'only apply to a live cluster'],
   ])('refuses %j with exit %i', async (args, code, says) => {
     const r = await fx.run(['import', 'runtimes', '--project', PROJECT, ...args]);
@@ -186,6 +186,10 @@ describe('import runtimes: options and hostile sources', () => {
     expect(r.code).toBe(5);
     expect(r.stderr).toContain('RefusedCredentials');
     expect(r.stderr).toContain('refused without --allow-exec');
+    // The same file found through $KUBECONFIG, as kubectl finds it.
+    const viaEnv = await fx.run(['import', 'runtimes', '--project', PROJECT], { KUBECONFIG: path.join(fx.dir, 'kcp.yaml') });
+    expect(viaEnv.code).toBe(5);
+    expect(viaEnv.stderr).toContain('refused without --allow-exec');
     expect(fs.existsSync(marker)).toBe(false);
   });
 

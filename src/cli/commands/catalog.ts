@@ -12,9 +12,10 @@ import { sanitizeMessage } from '../../observe/sanitize';
 import { buildCatalog, MODULE_RELEASE_META_GVR, writeCatalog } from '../../onboard/catalog-refresh';
 import { FleetWriteError } from '../../onboard/fleet-files';
 import { fleetKcpNamespace } from '../../onboard/fleet-spec';
-import { DEFAULT_TIMEOUT_SECONDS, sourceFromFlags } from '../../onboard/source';
+import { DEFAULT_TIMEOUT_SECONDS } from '../../onboard/source';
+import { onboardingSource } from './import';
 import { CATALOG_PATH } from '../../validate/module-catalog';
-import { fleetOption, outputOption, UsageError } from '../options';
+import { contextOption, fleetOption, kubeconfigOption, outputOption, UsageError } from '../options';
 import { plural, type Streams } from '../report';
 
 interface CatalogFlags {
@@ -44,8 +45,8 @@ export function catalogCommand(streams: Streams, setExit: (code: number) => void
       .description(`write <fleet>/${CATALOG_PATH} (module names and channels) from the KCP's ModuleReleaseMeta objects; validation then refuses modules and channels it does not list`)
       .addOption(fleetOption())
       .addOption(new Option('--from <dir>', 'folder of kubectl dumps; the ModuleReleaseMetas are read from DIR/kcp/'))
-      .addOption(new Option('--kubeconfig <file>', 'kubeconfig of the Kyma Control Plane (from a CI secret, never from the repo)'))
-      .addOption(new Option('--kcp-context <ctx>', 'kubeconfig context of the KCP (default: its current-context)'))
+      .addOption(kubeconfigOption())
+      .addOption(contextOption('kcp', 'Kyma Control Plane'))
       .addOption(new Option('--allow-exec', 'allow exec and auth-provider plugins in the kubeconfig (they run commands)'))
       .addOption(new Option('--timeout <seconds>', `timeout per request (default ${DEFAULT_TIMEOUT_SECONDS})`))
       .addOption(outputOption(['text', 'json']))
@@ -54,8 +55,11 @@ export function catalogCommand(streams: Streams, setExit: (code: number) => void
       .exitOverride()
       .configureOutput(output)
       .action(async (flags: CatalogFlags) => {
-        const source = sourceFromFlags({ from: flags.from, kubeconfig: flags.kubeconfig, context: flags.kcpContext, allowExec: flags.allowExec, timeout: flags.timeout }, '--kcp-context', (p) => path.resolve(streams.cwd, p));
-        if ('problem' in source) throw new UsageError(source.problem);
+        const source = onboardingSource({ from: flags.from, kubeconfig: flags.kubeconfig, context: flags.kcpContext, allowExec: flags.allowExec, timeout: flags.timeout }, 'kcp', streams);
+        if ('unreadable' in source) {
+          streams.err(`catalog: error: UnreadableKubeconfig: ${sanitizeMessage(source.unreadable)} (nothing written)\n`);
+          return setExit(ExitCode.StatusGlobalFailure);
+        }
         const namespace = fleetKcpNamespace(flags.fleet, streams.cwd);
         const read = await readObjects(source, { cluster: 'kcp', gvr: MODULE_RELEASE_META_GVR, namespace });
         for (const w of read.warnings) streams.err(`${w.pointer === '' ? w.where : `${w.where}#${w.pointer}`}: warning: ${sanitizeMessage(w.message)}\n`);

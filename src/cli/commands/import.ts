@@ -12,10 +12,30 @@ import { sanitizeMessage } from '../../observe/sanitize';
 import { importRuntimes } from '../../onboard/import-runtimes';
 import { DEFAULT_NAME_TEMPLATE, nameTemplateProblem } from '../../onboard/naming';
 import { DEFAULT_LABEL_RULES, parseLabelRules } from '../../onboard/runtime-cr';
-import { DEFAULT_TIMEOUT_SECONDS, sourceFromFlags } from '../../onboard/source';
+import { DEFAULT_TIMEOUT_SECONDS, dumpSource, liveSource, readsDump, type SourceFlags } from '../../onboard/source';
+import type { ObjectSource } from '../../observe/object-reader';
 import { fleetKcpNamespace } from '../../onboard/fleet-spec';
-import { evaluationTime, fleetOption, nowOption, outputOption, UsageError } from '../options';
+import { contextOption, evaluationTime, fleetOption, kubeconfigOption, liveKubeconfig, nowOption, outputOption, UsageError } from '../options';
 import { plural, printDiagnostics, type Streams } from '../report';
+
+/**
+ * The source of an onboarding command: `--from DIR`, else a live cluster found as kubectl finds it
+ * (--kubeconfig, else $KUBECONFIG, else ~/.kube/config; the `role` context, else the
+ * current-context). Usage mistakes throw UsageError; an unreadable kubeconfig is returned (exit 5).
+ */
+export function onboardingSource(flags: SourceFlags, role: 'kcp' | 'garden', streams: Streams): ObjectSource | { readonly unreadable: string } {
+  const contextFlag = `--${role}-context`;
+  if (readsDump(flags)) {
+    const dump = dumpSource(flags, contextFlag, (p) => path.resolve(streams.cwd, p));
+    if ('problem' in dump) throw new UsageError(dump.problem);
+    return dump;
+  }
+  const found = liveKubeconfig(flags.kubeconfig, { [role]: flags.context }, streams);
+  if ('unreadable' in found) return found;
+  const live = liveSource(flags, found.files, found.contexts[role]!);
+  if ('problem' in live) throw new UsageError(live.problem);
+  return live;
+}
 
 const RUNTIME_GVR = { group: 'infrastructuremanager.kyma-project.io', version: 'v1', plural: 'runtimes', kind: 'Runtime' } as const;
 
@@ -56,8 +76,8 @@ function importRuntimesCommand(streams: Streams, setExit: (code: number) => void
     .description('write runtimes/<name>.yaml for every Runtime CR of the KCP that the fleet does not declare (matched by runtime ID); never touches an existing file')
     .addOption(fleetOption())
     .addOption(new Option('--from <dir>', 'folder of kubectl dumps; the Runtime CRs are read from DIR/kcp/'))
-    .addOption(new Option('--kubeconfig <file>', 'kubeconfig of the Kyma Control Plane (from a CI secret, never from the repo)'))
-    .addOption(new Option('--kcp-context <ctx>', 'kubeconfig context of the KCP (default: its current-context)'))
+    .addOption(kubeconfigOption())
+    .addOption(contextOption('kcp', 'Kyma Control Plane'))
     .addOption(new Option('--allow-exec', 'allow exec and auth-provider plugins in the kubeconfig (they run commands)'))
     .addOption(new Option('--timeout <seconds>', `timeout per request (default ${DEFAULT_TIMEOUT_SECONDS})`))
     .addOption(new Option('--project <project>', 'Gardener project of the Shoots (the Runtime CR does not name it; KIM is configured with it) (required)'))
@@ -82,8 +102,11 @@ function importRuntimesCommand(streams: Streams, setExit: (code: number) => void
     )
     .action(async (flags: ImportFlags) => {
       if (flags.project === undefined) throw new UsageError('--project PROJECT is required: the Runtime CR does not name the Gardener project of its Shoot (KIM is configured with it)');
-      const source = sourceFromFlags({ from: flags.from, kubeconfig: flags.kubeconfig, context: flags.kcpContext, allowExec: flags.allowExec, timeout: flags.timeout }, '--kcp-context', (p) => path.resolve(streams.cwd, p));
-      if ('problem' in source) throw new UsageError(source.problem);
+      const source = onboardingSource({ from: flags.from, kubeconfig: flags.kubeconfig, context: flags.kcpContext, allowExec: flags.allowExec, timeout: flags.timeout }, 'kcp', streams);
+      if ('unreadable' in source) {
+        streams.err(`import: error: UnreadableKubeconfig: ${sanitizeMessage(source.unreadable)} (nothing written)\n`);
+        return setExit(ExitCode.StatusGlobalFailure);
+      }
       let labelRules = DEFAULT_LABEL_RULES;
       try {
         if (flags.labelFrom) labelRules = parseLabelRules(flags.labelFrom);

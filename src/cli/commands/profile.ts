@@ -4,7 +4,6 @@
 // written or up to date, 1 the fleet names no snapshot or the cluster's object is missing or
 // unusable (nothing written), 2 usage, 4 the file cannot be written, 5 the cluster could not be read.
 
-import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { ExitCode } from '../../lib/diagnostics';
 import { readObjects } from '../../observe/object-reader';
@@ -12,8 +11,9 @@ import { sanitizeMessage } from '../../observe/sanitize';
 import { FleetWriteError } from '../../onboard/fleet-files';
 import { readFleetSpec } from '../../onboard/fleet-spec';
 import { refreshSnapshot, snapshotOptions, type SnapshotRefresh, snapshotTargets } from '../../onboard/profile-refresh';
-import { DEFAULT_TIMEOUT_SECONDS, sourceFromFlags } from '../../onboard/source';
-import { evaluationTime, fleetOption, nowOption, outputOption, UsageError } from '../options';
+import { DEFAULT_TIMEOUT_SECONDS } from '../../onboard/source';
+import { onboardingSource } from './import';
+import { contextOption, evaluationTime, fleetOption, kubeconfigOption, nowOption, outputOption, UsageError } from '../options';
 import type { Streams } from '../report';
 
 interface ProfileFlags {
@@ -45,8 +45,8 @@ export function profileCommand(streams: Streams, setExit: (code: number) => void
       .description(`rewrite the snapshot files fleet.yaml names (${snapshotOptions().join(', ')}) from the Garden cluster; print what appeared, expired or vanished and the runtimes it affects`)
       .addOption(fleetOption())
       .addOption(new Option('--from <dir>', 'folder of kubectl dumps; the objects are read from DIR/garden/'))
-      .addOption(new Option('--kubeconfig <file>', 'kubeconfig of the Garden cluster (from a CI secret, never from the repo)'))
-      .addOption(new Option('--garden-context <ctx>', 'kubeconfig context of the Garden cluster (default: its current-context)'))
+      .addOption(kubeconfigOption())
+      .addOption(contextOption('garden', 'Garden cluster'))
       .addOption(new Option('--allow-exec', 'allow exec and auth-provider plugins in the kubeconfig (they run commands)'))
       .addOption(new Option('--timeout <seconds>', `timeout per request (default ${DEFAULT_TIMEOUT_SECONDS})`))
       .addOption(new Option('--dry-run', 'print what would change; write nothing'))
@@ -57,8 +57,11 @@ export function profileCommand(streams: Streams, setExit: (code: number) => void
       .exitOverride()
       .configureOutput(output)
       .action(async (flags: ProfileFlags) => {
-        const source = sourceFromFlags({ from: flags.from, kubeconfig: flags.kubeconfig, context: flags.gardenContext, allowExec: flags.allowExec, timeout: flags.timeout }, '--garden-context', (p) => path.resolve(streams.cwd, p));
-        if ('problem' in source) throw new UsageError(source.problem);
+        const source = onboardingSource({ from: flags.from, kubeconfig: flags.kubeconfig, context: flags.gardenContext, allowExec: flags.allowExec, timeout: flags.timeout }, 'garden', streams);
+        if ('unreadable' in source) {
+          streams.err(`profile: error: UnreadableKubeconfig: ${sanitizeMessage(source.unreadable)} (nothing written)\n`);
+          return setExit(ExitCode.StatusGlobalFailure);
+        }
         const now = evaluationTime(flags.now, streams.env);
         const targets = snapshotTargets(readFleetSpec(flags.fleet, streams.cwd));
         if (targets.length === 0) {
