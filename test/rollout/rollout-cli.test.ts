@@ -237,6 +237,26 @@ describe('one rollout command at a time', () => {
   });
 });
 
+describe('fleet/rollout/ edited by hand', () => {
+  it('is refused by every command that reads it, with the file and line, and dist/ stays as it is', () => {
+    const fx = startedFleet();
+    const dist = tree(path.join(fx.dir, 'dist'));
+    const revision = parse(fx.read('rollout/state.yaml')).rings[0].revision as string;
+    fx.replace(`rollout/revisions/${revision}/fleet.yaml`, OLD_TTL, NEW_TTL);
+    for (const args of [['synth'], ['validate'], ['rollout', 'status']]) {
+      const r = fx.runBinary([...args, '--now', hours(1)]);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.errLines[0]).toMatch(new RegExp(`^fleet/rollout/revisions/${revision}/:1:1: error: the files of revision ${revision} were edited by hand \\(their content is revision [0-9a-f]{16}\\); .* \\[E_ROLLOUT_EDITED\\]$`));
+    }
+    fx.replace(`rollout/revisions/${revision}/fleet.yaml`, NEW_TTL, OLD_TTL);
+    fx.replace('rollout/state.yaml', `revision: "${revision}"`, 'revision: "not-a-revision"');
+    const r = fx.runBinary(['synth', '--now', hours(1)]);
+    expect(r.code).toBe(1);
+    expect(r.errLines[0]).toBe('fleet/rollout/state.yaml:7:15: error at rings[0].revision: must be a revision id of 16 hex digits (got "not-a-revision") (fleet/rollout/ is written only by kyma-fleet rollout: restore it from git) [E_ROLLOUT_STATE]');
+    expect(tree(path.join(fx.dir, 'dist'))).toEqual(dist);
+  });
+});
+
 describe('the other commands with rings', () => {
   it('a change that would break a later ring fails validate and rollout start now, not when it gets there', () => {
     const fx = startedFleet();
