@@ -88,6 +88,19 @@ export function outputMismatch(actual: string, expected: readonly string[]): str
   return undefined;
 }
 
+/** GitHub's anchors of a Markdown file's headings: lowercase, punctuation dropped, spaces to "-", repeats numbered. */
+function headingAnchors(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const m of markdown.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
+    const base = m[1]!.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
 const blocks = fencedBlocks(README);
 const steps = blocks.filter((b) => b.lang === 'console').flatMap(consoleSteps);
 const setupCommands = blocks
@@ -98,6 +111,19 @@ const setupCommands = blocks
 describe('README.md', () => {
   it('reads as a page, not a log: at most about 250 lines', () => {
     expect(README.split('\n').length).toBeLessThanOrEqual(260);
+  });
+
+  it('links only to files in the repository and headings that exist', () => {
+    const text = README.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+    const links = [...text.matchAll(/\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/i.test(l));
+    expect(links.length).toBeGreaterThan(10);
+    const broken = links.filter((l) => {
+      const [target, anchor] = l.split('#') as [string, string | undefined];
+      const abs = target === '' ? path.join(REPO, 'README.md') : path.resolve(REPO, target);
+      if (path.relative(REPO, abs).startsWith('..') || !fs.existsSync(abs)) return true;
+      return anchor !== undefined && abs.endsWith('.md') && !headingAnchors(fs.readFileSync(abs, 'utf8')).has(anchor);
+    });
+    expect(broken).toEqual([]);
   });
 
   it('shows the tour (validate, explain, synth, diff, status) as commands this test runs', () => {
