@@ -44,7 +44,7 @@ export function checkCatalogResolved(model: FleetModel, r: ResolvedRuntime, out:
         severity: 'error',
         code: problem.code,
         ...at(enabledAt, `extensions.${e.name}`),
-        message: `extensions.${e.name} adds ${problem.message}; name the catalog's module with extensionModules.${e.name} in fleet.yaml, or false for none`,
+        message: `extensions.${e.name} adds ${problem.message.replace(/^module ("[^"]*") is /, 'module $1, which is ')}; name the catalog's module with extensionModules.${e.name} in fleet.yaml, or false for none`,
       });
       continue;
     }

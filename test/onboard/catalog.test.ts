@@ -160,7 +160,7 @@ describe('validation against the catalog', () => {
       edit: (fx) => fx.replace(CATALOG, '    - name: falco\n      channels: [fast, regular]\n', ''),
       code: 'E_MODULE_UNKNOWN',
       at: () => exampleLocation('groups/production.yaml', 'enabled'),
-      says: 'extensions.falco adds module "falco" is not in the module catalog',
+      says: 'extensions.falco adds module "falco", which is not in the module catalog (fleet/catalog/modules.yaml); name the catalog\'s module with extensionModules.falco in fleet.yaml, or false for none',
     },
   ];
 
