@@ -48,6 +48,8 @@ describe('npm pack: the package file list', () => {
       'lib/charts/skr-chart.js',
       'lib/imports/operator.kyma-project.io.js',
       'schemas/kymaruntime.json',
+      'schemas/output/common.schema.json', // the JSON output shapes (docs/cli.md), for scripts that read --output json
+      'schemas/output/status.schema.json',
     ]) {
       expect(files, needed).toContain(needed);
     }
@@ -57,7 +59,7 @@ describe('npm pack: the package file list', () => {
     );
     expect(unwanted).toEqual([]);
     // Every file is one of the listed kinds: nothing slips in through a broad pattern.
-    const allowed = /^(package\.json|README\.md|LICENSE|bin\/kyma-fleet\.js|lib\/(src|charts|imports)\/.+\.js|lib\/generated\/fleet-validators\.js|lib\/scripts\/write-fleet-schemas\.js|schemas\/[a-z]+\.json)$/;
+    const allowed = /^(package\.json|README\.md|LICENSE|bin\/kyma-fleet\.js|lib\/(src|charts|imports)\/.+\.js|lib\/generated\/fleet-validators\.js|lib\/scripts\/write-fleet-schemas\.js|schemas\/[a-z]+\.json|schemas\/output\/[a-z-]+\.schema\.json)$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
   });
 
