@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createFilesTogether, FleetWriteError } from '../../src/onboard/fleet-files';
 import { FleetFixture, NOW } from '../helpers/fleet-fixture';
-import { generateLandscape, type Landscape, PROJECT, writeDump } from './kcp-dump';
+import { generateLandscape, type Landscape, landscapeRuntime, PROJECT, runtimeCR, writeDump } from './kcp-dump';
 
 const COUNT = 300;
 
@@ -191,6 +191,27 @@ describe('import runtimes: options and hostile sources', () => {
     expect(viaEnv.code).toBe(5);
     expect(viaEnv.stderr).toContain('refused without --allow-exec');
     expect(fs.existsSync(marker)).toBe(false);
+  });
+
+  it('does not write a file the validator would refuse, and says why (a Shoot another runtime declares)', async () => {
+    const local = FleetFixture.example();
+    try {
+      // acme-eu-prod-2 declares Shoot garden-kyma-prod/c-8b7c6d5; a new runtime on the same Shoot is refused.
+      const clash = runtimeCR({ ...landscapeRuntime(7), shootName: 'c-8b7c6d5' });
+      const fine = runtimeCR(landscapeRuntime(8));
+      writeDump(path.join(local.dir, 'dump'), { runtimes: [clash, fine] });
+      const r = await local.run(['import', 'runtimes', '--from', 'dump', '--project', PROJECT]);
+      expect(r.code, r.stderr).toBe(0);
+      const line = r.errLines.find((l) => l.includes(`not imported: Runtime kcp-system/${clash.metadata.name}`));
+      expect(line).toContain('would not validate');
+      expect(line).toContain('[E_DUPLICATE_SHOOT]');
+      // The seven runtimes of the example and the one that validates; nothing of the refused one.
+      expect(fs.readdirSync(local.path('runtimes'))).toHaveLength(8);
+      expect(fs.readdirSync(local.path('runtimes')).some((f) => f.endsWith('-c-8b7c6d5.yaml'))).toBe(false);
+      expect(r.stdout).toContain(`: written (runtime ID ${landscapeRuntime(8).runtimeID}`);
+    } finally {
+      local.cleanup();
+    }
   });
 
   it('refuses an invalid fleet before reading anything into it', async () => {
