@@ -7,7 +7,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import * as os from 'node:os';
 import { compareInventory, makeInventory } from '../../src/observe/inventory';
+import { observeLive } from '../../src/observe/live-source';
+import { FakeKubeApi, status as apiStatus } from '../status/fake-kube-api';
 import { inventoryMarkdown, MAX_INVENTORY_ROWS } from '../../src/status/inventory-section';
 import { FleetFixture, NOW, REPO } from '../helpers/fleet-fixture';
 import { KCP_NAMESPACE, landscapeRuntime, runtimeCR } from './kcp-dump';
@@ -73,5 +76,66 @@ describe('the comparison', () => {
     expect(lines.filter((l) => l.startsWith('| ') && !l.startsWith('| Runtime') && !l.startsWith('| ---'))).toHaveLength(MAX_INVENTORY_ROWS + refs.length);
     expect(lines).toContain('… and 25 more.');
     expect(lines[2]).toContain(`${MAX_INVENTORY_ROWS + 25} Runtime CRs in kcp-system: 0 managed by the fleet, ${MAX_INVENTORY_ROWS + 25} not managed; 3 fleet runtimes without a Runtime CR.`);
+  });
+});
+
+describe('status, live: one LIST of the KCP namespace for the inventory', () => {
+  let kcp: FakeKubeApi;
+  let garden: FakeKubeApi;
+  let dir: string;
+  let kubeconfig: string;
+  const refs = [0, 1, 9].map((i) => {
+    const r = landscapeRuntime(i);
+    return { name: `rt-${i}`, runtimeID: r.runtimeID, kcpNamespace: KCP_NAMESPACE, shootName: r.shootName, shootNamespace: 'garden-p' };
+  });
+
+  beforeEach(async () => {
+    kcp = await FakeKubeApi.start({ token: 'kcp-token' });
+    garden = await FakeKubeApi.start({ token: 'garden-token' });
+    kcp.add('runtimes', ...[0, 1, 2, 3].map((i) => runtimeCR(landscapeRuntime(i))));
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-fleet-inventory-'));
+    kubeconfig = path.join(dir, 'kubeconfig.json');
+    const entry = (name: string, server: string) => ({ name, server });
+    const entries = [entry('kcp', kcp.url), entry('garden', garden.url)];
+    fs.writeFileSync(
+      kubeconfig,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: entries.map((e) => ({ name: e.name, cluster: { server: e.server, 'insecure-skip-tls-verify': true } })),
+        users: entries.map((e) => ({ name: `${e.name}-user`, user: { token: `${e.name}-token` } })),
+        contexts: entries.map((e) => ({ name: e.name, context: { cluster: e.name, user: `${e.name}-user` } })),
+        'current-context': 'kcp',
+      }),
+    );
+  });
+  afterEach(async () => {
+    await kcp.close();
+    await garden.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const observe = (inventory: boolean) => observeLive(refs, { kubeconfig, kcpContext: 'kcp', gardenContext: 'garden', backoffMs: 10, retries: 0, inventory });
+
+  it('lists every Runtime CR of the namespace once and compares it with the fleet', async () => {
+    const obs = await observe(true);
+    expect(obs.global).toBeUndefined();
+    const lists = kcp.requests.filter((r) => r.path === `/apis/infrastructuremanager.kyma-project.io/v1/namespaces/${KCP_NAMESPACE}/runtimes`);
+    expect(lists).toHaveLength(1);
+    const c = compareInventory(refs, obs.inventory!);
+    expect(c.managed).toBe(2);
+    expect(c.unmanaged.map((u) => u.runtimeID).sort()).toEqual([landscapeRuntime(2).runtimeID, landscapeRuntime(3).runtimeID].sort());
+    expect(c.missing.map((m) => m.name)).toEqual(['rt-9']);
+  });
+
+  it('sends no LIST without inventory, and reports none when the LIST is forbidden', async () => {
+    const without = await observe(false);
+    expect(without.inventory).toBeUndefined();
+    expect(kcp.requests.filter((r) => r.path.endsWith(`/namespaces/${KCP_NAMESPACE}/runtimes`))).toEqual([]);
+    kcp.script((r) => r.path.endsWith(`/namespaces/${KCP_NAMESPACE}/runtimes`), apiStatus(403, 'Forbidden', 'runtimes is forbidden'));
+    const forbidden = await observe(true);
+    expect(forbidden.global).toBeUndefined();
+    expect(forbidden.inventory).toBeUndefined();
+    expect(forbidden.warnings.some((w) => w.message.includes("the KCP's Runtime CRs could not be listed") && w.message.includes('403'))).toBe(true);
   });
 });
