@@ -1,7 +1,9 @@
 // Shell completion through the built binary: the script of `kyma-fleet completion bash` is sourced
 // in a real bash, its function is called as bash's programmable completion calls it (COMP_WORDS,
 // COMP_CWORD, COMP_LINE, COMP_POINT), and the candidates it leaves in COMPREPLY are checked: every
-// command, every option of every command, option values (choices, folders), runtime names.
+// command, every option of every command, option values (choices, folders), runtime names. fish's
+// own engine (complete -C) and zsh (the function with the completion system's builtins stubbed)
+// where those shells are installed.
 
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -92,6 +94,51 @@ describe('completion bash', () => {
     expect(complete('kyma-fleet explain --fleet fleet-a al', ws)).toEqual(['alpha-1', 'alpha-2']);
     expect(complete('kyma-fleet apply garden --fleet=fleet-a ', ws, ['kyma-fleet', 'apply', 'garden', '--fleet', '=', 'fleet-a', ''])).toEqual(['alpha-1', 'alpha-2', 'beta']);
     expect(complete('kyma-fleet explain acme-eu-prod-', REPO)).toEqual(['acme-eu-prod-1', 'acme-eu-prod-2']);
+  });
+});
+
+const installed = (shell: string): boolean => spawnSync(shell, ['-c', 'exit 0']).status === 0;
+const shellEnv = (): NodeJS.ProcessEnv => ({ ...testProcessEnv(), PATH: `${binDir}:${process.env.PATH}` });
+
+// fish's own completion engine (complete -C) with the script loaded.
+describe.skipIf(!installed('fish'))('completion fish (skipped when fish is not installed)', () => {
+  const fish = (line: string, cwd = REPO): string[] => {
+    const r = spawnSync('fish', ['--no-config', '-c', `kyma-fleet completion fish | source; complete -C ${shq(line)}`], { cwd, encoding: 'utf8', env: shellEnv() });
+    expect(r.stderr).toBe('');
+    return r.stdout.split('\n').filter((l) => l !== '');
+  };
+
+  it('completes commands with descriptions, options, choices and runtime names', () => {
+    expect(fish('kyma-fleet va')).toEqual(['validate\tcheck the fleet: YAML, schema, admission rules of the extensions, layering']);
+    expect(fish('kyma-fleet validate --output ').sort()).toEqual(['json', 'text']);
+    expect(fish('kyma-fleet validate --output=j')).toEqual(['--output=json']);
+    expect(fish('kyma-fleet explain acme-eu-prod-').map((l) => l.split('\t')[0])).toEqual(['acme-eu-prod-1', 'acme-eu-prod-2']);
+    expect(fish('kyma-fleet synth --fl').map((l) => l.split('\t')[0])).toEqual(['--fleet']);
+  });
+});
+
+// zsh's completion system needs a terminal; the script's function runs here with words/CURRENT
+// set as zsh sets them and _describe/_files replaced by stubs that print what they are given.
+describe.skipIf(!installed('zsh'))('completion zsh (skipped when zsh is not installed)', () => {
+  const zsh = (words: string[], cwd = REPO): string[] => {
+    const script = [
+      'compdef() { :; }',
+      '_describe() { print -l -- ${(P)${@[-1]}}; }',
+      '_files() { print -- "_files $*"; }',
+      'source <(kyma-fleet completion zsh)',
+      `words=(${words.map(shq).join(' ')}); CURRENT=${words.length}`,
+      '_kyma_fleet',
+    ].join('\n');
+    const r = spawnSync('zsh', ['-f', '-c', script], { cwd, encoding: 'utf8', env: shellEnv() });
+    expect(r.stderr).toBe('');
+    return r.stdout.split('\n').filter((l) => l !== '');
+  };
+
+  it('hands commands with descriptions, choices, runtime names and folders to zsh', () => {
+    expect(zsh(['kyma-fleet', 'va'])).toEqual(['validate:check the fleet: YAML, schema, admission rules of the extensions, layering']);
+    expect(zsh(['kyma-fleet', 'validate', '--output', ''])).toEqual(['text', 'json']);
+    expect(zsh(['kyma-fleet', 'explain', 'acme-eu-p'])).toEqual(['acme-eu-prod-1:runtime', 'acme-eu-prod-2:runtime']);
+    expect(zsh(['kyma-fleet', 'synth', '--fleet', ''])).toEqual(['_files -/']);
   });
 });
 
