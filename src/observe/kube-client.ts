@@ -3,19 +3,19 @@
 // how one read is sent (a bounded transport with a per-attempt timeout and a response size cap),
 // retried (429 and 5xx, exponential backoff with jitter, Retry-After honoured) and classified into
 // the FailureReasons of ./observed.ts, with every server-provided text sanitised (./sanitize.ts, H68).
-// Used by ./live-source.ts; nothing here decides what a runtime's status is.
+// Used by ./live-source.ts, ./object-reader.ts and src/apply/; nothing here decides what a runtime's
+// status is. Kubeconfigs: ./kubeconfig.ts; transport, backoff and object checks: ./kube-transport.ts.
 
 import { setMaxListeners } from 'node:events';
-import * as http from 'node:http';
-import * as https from 'node:https';
 import type * as K8s from '@kubernetes/client-node';
-import { parseFleetYaml } from '../lib/yaml/parse-yaml';
-import { KubeconfigFileError, loadKubeconfigFiles } from '../lib/kubeconfig-files';
-import type { ClusterRole, FailureReason, GlobalFailure, KubeObject } from './observed';
+import { backoffDelay, errorText, type Gvr, isRecord, type K8sModule, parseRetryAfter, sendBounded, TransportError } from './kube-transport';
+import type { ClusterRole, FailureReason, GlobalFailure } from './observed';
 import { sanitizeMessage } from './sanitize';
-import { checkSkrServer, type SkrServerPattern } from '../lib/skr-servers';
 
-export type K8sModule = typeof K8s;
+// Kubeconfigs (./kubeconfig.ts) and the transport and object checks (./kube-transport.ts) are split
+// out; their names stay importable from here.
+export { KubeconfigProblem, kubeConfigForContext, kubeConfigFromSecret } from './kubeconfig';
+export { backoffDelay, forEachBounded, type Gvr, isRecord, type K8sModule, MAX_BACKOFF_MS, parseRetryAfter, toKubeObject, TransportError } from './kube-transport';
 
 let clientModule: Promise<K8sModule> | undefined;
 
@@ -37,185 +37,6 @@ export function loadClientNode(): Promise<K8sModule> {
 
 /** Work bound: error bodies longer than this are not parsed as JSON. */
 const MAX_SCANNED_LENGTH = 64 * 1024;
-
-// ---------------------------------------------------------------------------------------------
-// Kubeconfigs
-
-/** A kubeconfig that cannot be used: a file the OS refuses, content that is not usable, or refused credentials. */
-export class KubeconfigProblem extends Error {
-  constructor(
-    readonly reason: 'Unreadable' | 'Invalid' | 'Refused',
-    message: string,
-  ) {
-    super(message);
-  }
-
-  /** The reason of the global failure (exit 5) when this stops a run with the operator's kubeconfig. */
-  get failureReason(): GlobalFailure['reason'] {
-    return this.reason === 'Unreadable' ? 'UnreadableKubeconfig' : this.reason === 'Invalid' ? 'InvalidKubeconfig' : 'RefusedCredentials';
-  }
-}
-
-/** Why a user entry of a kubeconfig would run code, or undefined when it does not. */
-function codeRunningCredential(user: { exec?: unknown; authProvider?: unknown } | null): string | undefined {
-  if (!user) return undefined;
-  if (user.exec) return 'an exec credential plugin (runs a local command)';
-  if (user.authProvider) {
-    const name = (user.authProvider as { name?: unknown }).name;
-    return `an auth-provider${typeof name === 'string' ? ` (${sanitizeMessage(name, 40)})` : ''} (may run a local command or contact an identity provider)`;
-  }
-  return undefined;
-}
-
-/**
- * Reads the operator's kubeconfig (a trusted input: token-file and certificate paths are honoured;
- * several files are merged as kubectl merges $KUBECONFIG, ../lib/kubeconfig-files.ts) and returns a
- * KubeConfig for `context` (undefined: the current-context). Throws KubeconfigProblem when a file
- * cannot be read (Unreadable, with the OS error), the content or context is unusable (Invalid), or
- * its user runs code and `allowExec` is false (Refused).
- */
-export function kubeConfigForContext(k8s: K8sModule, files: string | readonly string[], context: string | undefined, allowExec: boolean, role: string): K8s.KubeConfig {
-  const file = typeof files === 'string' ? files : files.join(', ');
-  let base: K8s.KubeConfig;
-  try {
-    base = loadKubeconfigFiles(k8s, typeof files === 'string' ? [files] : files);
-  } catch (err) {
-    if (err instanceof KubeconfigFileError) throw new KubeconfigProblem(err.kind, sanitizeMessage(err.message, 300));
-    throw err;
-  }
-  if (context === undefined) {
-    context = base.getCurrentContext();
-    if (!context) throw new KubeconfigProblem('Invalid', `kubeconfig ${file} has no current-context; name the ${role} context`);
-  }
-  const ctx = base.getContextObject(context);
-  if (!ctx) {
-    const known = base.getContexts().map((c) => c.name).sort();
-    throw new KubeconfigProblem(
-      'Invalid',
-      `kubeconfig ${file} has no context "${sanitizeMessage(context, 100)}" (the ${role} context); it has: ${known.length > 0 ? known.map((n) => sanitizeMessage(n, 60)).join(', ') : 'none'}`,
-    );
-  }
-  if (!base.getCluster(ctx.cluster)) {
-    throw new KubeconfigProblem('Invalid', `context "${ctx.name}" in kubeconfig ${file} names cluster "${ctx.cluster}", which the file does not define`);
-  }
-  const user = ctx.user ? base.getUser(ctx.user) : null;
-  if (ctx.user && !user) {
-    throw new KubeconfigProblem('Invalid', `context "${ctx.name}" in kubeconfig ${file} names user "${ctx.user}", which the file does not define`);
-  }
-  const runsCode = codeRunningCredential(user);
-  if (runsCode && !allowExec) {
-    throw new KubeconfigProblem(
-      'Refused',
-      `context "${ctx.name}" (the ${role} context) authenticates user "${user!.name}" with ${runsCode}; refused without --allow-exec`,
-    );
-  }
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({ clusters: base.getClusters(), users: base.getUsers(), contexts: base.getContexts(), currentContext: ctx.name });
-  return kc;
-}
-
-const CLUSTER_KEYS_FROM_SECRET = ['server', 'certificate-authority-data', 'insecure-skip-tls-verify', 'tls-server-name'];
-const USER_KEYS_FROM_SECRET = ['token', 'client-certificate-data', 'client-key-data', 'username', 'password', 'as'];
-/** Keys that make the client read a local file (and send its content to the server) or use a proxy. */
-const REFUSED_CLUSTER_KEYS = ['certificate-authority', 'proxy-url'];
-const REFUSED_USER_KEYS = ['token-file', 'client-certificate', 'client-key'];
-
-/**
- * Builds a KubeConfig from the kubeconfig stored in a runtime's KCP secret. The text comes from a
- * cluster, so it is untrusted: it is parsed with the hardened YAML gate, only the current context
- * is kept, local file references, proxies and exec or auth-provider users are refused always
- * (--allow-exec is for the operator's own kubeconfig only), and the server must be one that
- * `allowedServers` (the fleet's skrApiServers, ./skr-servers.ts) allows; undefined allows none.
- * Throws KubeconfigProblem ('Invalid' → InvalidData, 'Refused' → RefusedCredentials); messages
- * never quote the kubeconfig's values, only the host a refused server URL points at.
- */
-export function kubeConfigFromSecret(k8s: K8sModule, bytes: Uint8Array, where: string, allowedServers: readonly SkrServerPattern[] | undefined): K8s.KubeConfig {
-  const parsed = parseFleetYaml(bytes, where);
-  const first = parsed.diagnostics[0];
-  if (first || !isRecord(parsed.data)) {
-    const at = first ? ` (${first.code} at line ${first.line})` : '';
-    throw new KubeconfigProblem('Invalid', `the kubeconfig in ${where} is not a valid kubeconfig${at}`);
-  }
-  const cfg = parsed.data;
-  const contexts = namedEntries(cfg['contexts'], 'context');
-  let currentName = typeof cfg['current-context'] === 'string' ? cfg['current-context'] : undefined;
-  if (!currentName && contexts.size === 1) currentName = [...contexts.keys()][0];
-  const ctx = currentName !== undefined ? contexts.get(currentName) : undefined;
-  if (!ctx) throw new KubeconfigProblem('Invalid', `the kubeconfig in ${where} has no usable current-context`);
-  const clusterName = ctx['cluster'];
-  const cluster = typeof clusterName === 'string' ? namedEntries(cfg['clusters'], 'cluster').get(clusterName) : undefined;
-  if (!cluster) throw new KubeconfigProblem('Invalid', `the kubeconfig in ${where} does not define the cluster of its current context`);
-  const server = cluster['server'];
-  if (typeof server !== 'string' || !/^https?:\/\/[^\s]+$/.test(server)) {
-    throw new KubeconfigProblem('Invalid', `the kubeconfig in ${where} has no http(s) server URL`);
-  }
-  const userName = ctx['user'];
-  const user = typeof userName === 'string' ? (namedEntries(cfg['users'], 'user').get(userName) ?? {}) : {};
-
-  const refusedFile = [...REFUSED_CLUSTER_KEYS.filter((k) => k in cluster), ...REFUSED_USER_KEYS.filter((k) => k in user)];
-  if (refusedFile.length > 0) {
-    throw new KubeconfigProblem('Refused', `the kubeconfig in ${where} uses ${refusedFile.join(', ')} (local files or a proxy); refused for kubeconfigs read from a cluster`);
-  }
-  const runsCode = codeRunningCredential({ exec: user['exec'], authProvider: user['auth-provider'] });
-  if (runsCode) {
-    throw new KubeconfigProblem(
-      'Refused',
-      `the kubeconfig in ${where} authenticates with ${runsCode}; refused for kubeconfigs read from a cluster (--allow-exec applies to your own kubeconfig only)`,
-    );
-  }
-  if (!allowedServers || allowedServers.length === 0) {
-    throw new KubeconfigProblem(
-      'Refused',
-      `the kubeconfig in ${where} points at ${serverHost(server)}; fleet.yaml declares no skrApiServers, so no runtime API server is trusted: add the landscape's API server domain, e.g. skrApiServers: ["*.kyma.ondemand.com"] (nothing was sent there)`,
-    );
-  }
-  const check = checkSkrServer(server, allowedServers);
-  if (!check.ok) {
-    throw new KubeconfigProblem(
-      'Refused',
-      `the kubeconfig in ${where} points at ${sanitizeMessage(check.host, 120)}, which skrApiServers in fleet.yaml does not allow (${check.why}; allowed: ${allowedServers.map((p) => p.text).join(', ')}); nothing was sent there`,
-    );
-  }
-
-  const pick = (src: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> =>
-    Object.fromEntries(keys.filter((k) => src[k] !== undefined && src[k] !== null).map((k) => [k, src[k]]));
-  const safeUser = pick(user, USER_KEYS_FROM_SECRET);
-  const safe = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'skr', cluster: pick(cluster, CLUSTER_KEYS_FROM_SECRET) }],
-    users: [{ name: 'skr', user: safeUser }],
-    contexts: [{ name: 'skr', context: { cluster: 'skr', user: 'skr' } }],
-    'current-context': 'skr',
-  };
-  const kc = new k8s.KubeConfig();
-  try {
-    kc.loadFromString(JSON.stringify(safe));
-  } catch {
-    throw new KubeconfigProblem('Invalid', `the kubeconfig in ${where} is not a valid kubeconfig`);
-  }
-  return kc;
-}
-
-/** The host (and port) a server URL points at, for messages; never more of the URL. */
-function serverHost(server: string): string {
-  try {
-    return sanitizeMessage(new URL(server).host || '(no host)', 120);
-  } catch {
-    return '(an unparsable URL)';
-  }
-}
-
-function namedEntries(list: unknown, key: string): Map<string, Record<string, unknown>> {
-  const out = new Map<string, Record<string, unknown>>();
-  if (!Array.isArray(list)) return out;
-  for (const item of list) {
-    if (isRecord(item) && typeof item['name'] === 'string' && isRecord(item[key]) && !out.has(item['name'])) {
-      out.set(item['name'], item[key] as Record<string, unknown>);
-    }
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The run: a shared stop signal and the first global failure
@@ -271,7 +92,6 @@ export interface RequestPolicy {
   readonly maxPages: number;
 }
 
-export const MAX_BACKOFF_MS = 8_000;
 
 /** A read that failed, classified. `Unauthorized` is a 401; callers decide what it means. */
 export class ReadError extends Error {
@@ -297,13 +117,6 @@ export function describeTarget(t: ReadTarget): string {
   return `${t.verb} ${t.resource}${obj}`;
 }
 
-/** The API group, version and resource (plural) of a kind, with the kind for checks. */
-export interface Gvr {
-  readonly group: string;
-  readonly version: string;
-  readonly plural: string;
-  readonly kind: string;
-}
 
 export const NOT_FOUND: unique symbol = Symbol('not found');
 export type NotFound = typeof NOT_FOUND;
@@ -519,139 +332,4 @@ function headerValue(headers: Record<string, string> | undefined, name: string):
   if (!headers) return undefined;
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
   return undefined;
-}
-
-/** Retry-After as delay-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const v = value.trim();
-  if (/^\d{1,9}$/.test(v)) return Number(v) * 1000;
-  const date = Date.parse(v);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
-}
-
-/**
- * Delay before attempt `attempt + 1`: Retry-After when the server sent one (plus up to 20 % jitter,
- * never less than asked), otherwise exponential backoff from `baseMs`, capped, with equal jitter.
- */
-export function backoffDelay(attempt: number, baseMs: number, retryAfterMs: number | undefined, random = Math.random): number {
-  if (retryAfterMs !== undefined) return Math.round(retryAfterMs * (1 + 0.2 * random()));
-  const exp = Math.min(MAX_BACKOFF_MS, baseMs * 2 ** (attempt - 1));
-  return Math.round(exp / 2 + (exp / 2) * random());
-}
-
-// ---------------------------------------------------------------------------------------------
-// Transport: node:http(s) with the agent the library built from the kubeconfig (TLS settings,
-// client certificates, proxies), the attempt's abort signal and a response size cap. No redirects.
-
-export class TransportError extends Error {
-  constructor(
-    readonly kind: 'timeout' | 'network' | 'too-large',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function sendBounded(k8s: K8sModule, req: K8s.RequestContext, signal: AbortSignal, maxBytes: number): Promise<K8s.ResponseContext> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    let url: URL;
-    try {
-      url = new URL(req.getUrl());
-    } catch {
-      return reject(new TransportError('network', 'the server URL is not valid'));
-    }
-    const mod = url.protocol === 'https:' ? https : url.protocol === 'http:' ? http : undefined;
-    if (!mod) return reject(new TransportError('network', `unsupported URL scheme ${url.protocol}`));
-
-    let settled = false;
-    const finish = (err: unknown, value?: K8s.ResponseContext): void => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener('abort', onAbort);
-      if (err !== undefined) {
-        request.destroy();
-        reject(err);
-      } else resolve(value!);
-    };
-    const onAbort = (): void => finish(signal.reason);
-
-    const request = mod.request(
-      url,
-      { method: req.getHttpMethod(), headers: req.getHeaders(), agent: req.getAgent() as http.Agent | undefined },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBytes) finish(new TransportError('too-large', `the response is larger than ${maxBytes} bytes`));
-          else chunks.push(chunk);
-        });
-        res.on('end', () => {
-          const headers: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers)) {
-            if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-          }
-          finish(undefined, new k8s.ResponseContext(res.statusCode ?? 0, headers, new k8s.SelfDecodingBody(Promise.resolve(Buffer.concat(chunks)))));
-        });
-        res.on('error', (e) => finish(networkError(e)));
-        res.on('aborted', () => finish(new TransportError('network', 'the connection was closed before the response was complete')));
-      },
-    );
-    request.on('error', (e) => finish(networkError(e)));
-    signal.addEventListener('abort', onAbort, { once: true });
-    const body = req.getBody();
-    if (typeof body === 'string') request.end(body);
-    else request.end();
-  });
-}
-
-function networkError(e: Error & { code?: string }): TransportError {
-  const code = typeof e.code === 'string' ? `${e.code}: ` : '';
-  return new TransportError('network', `${code}${e.message}`);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Objects
-
-/**
- * Checks that `raw` is a Kubernetes object of the expected kind and returns it as a KubeObject
- * (apiVersion and kind filled in when a typed list omitted them, metadata.managedFields dropped as
- * `kubectl get` does), or a problem description.
- */
-export function toKubeObject(raw: unknown, gvr: Gvr): KubeObject | string {
-  if (!isRecord(raw)) return 'not an object';
-  const apiVersion = gvr.group ? `${gvr.group}/${gvr.version}` : gvr.version;
-  const gotApi = raw['apiVersion'] ?? apiVersion;
-  const gotKind = raw['kind'] ?? gvr.kind;
-  if (gotApi !== apiVersion || gotKind !== gvr.kind) {
-    return `expected ${apiVersion} ${gvr.kind}, got ${sanitizeMessage(String(gotApi), 80)} ${sanitizeMessage(String(gotKind), 80)}`;
-  }
-  const meta = raw['metadata'];
-  if (!isRecord(meta) || typeof meta['name'] !== 'string' || meta['name'] === '') return 'metadata.name is missing';
-  if (meta['namespace'] !== undefined && typeof meta['namespace'] !== 'string') return 'metadata.namespace is not a string';
-  const { managedFields: _dropped, ...metadata } = meta;
-  return { ...raw, apiVersion, kind: gvr.kind, metadata } as unknown as KubeObject;
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** Runs `fn` over `items` with at most `limit` running at once; stops taking new items once `signal` aborts. */
-export async function forEachBounded<T>(items: readonly T[], limit: number, signal: AbortSignal, fn: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (!signal.aborted && next < items.length) {
-      const i = next++;
-      await fn(items[i]!, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
