@@ -26,7 +26,7 @@ import { COMPLETE_COMMAND, completeWords } from './completion';
 import { topLevelHelpText } from './help-text';
 import { UsageError } from './options';
 import { gatedStreams, type OutputMode } from './quiet';
-import { processStreams, type Streams } from './report';
+import { processStreams, quietOnClosedStdout, type Streams } from './report';
 
 export function buildProgram(streams: Streams, setExit: (code: number) => void, setMode: (mode: OutputMode) => void = () => {}): Command {
   const program = new Command('kyma-fleet')
@@ -66,6 +66,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
 
 export async function main(argv: readonly string[], base: Streams = processStreams): Promise<number> {
   let code: number = ExitCode.Ok;
+  if (base === processStreams) quietOnClosedStdout();
   const gate = gatedStreams(base);
   const program = buildProgram(
     gate.streams,

@@ -25,6 +25,17 @@ export const processStreams: Streams = {
   },
 };
 
+/**
+ * `kyma-fleet ... | head`: when the reader of stdout goes away, stop quietly with the exit code
+ * so far, as command-line tools do, instead of an unhandled EPIPE with a stack trace.
+ */
+export function quietOnClosedStdout(): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  });
+}
+
 function escapeAnnotation(s: string, property = false): string {
   let out = s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
   if (property) out = out.replace(/:/g, '%3A').replace(/,/g, '%2C');
