@@ -1,7 +1,8 @@
 // `kyma-fleet explain NAME`: the resolved settings of one runtime, every value with the
 // file:line of the layer that set it. Works on an invalid fleet too (errors go to stderr, exit 1),
-// because explaining a conflict is when it is needed most. JSON: schemas/output/explain.schema.json. With the run record of the last synth
+// because explaining a conflict is when it is needed most. With the run record of the last synth
 // into dist/, runtime files unchanged since then are not parsed again (see checkForExplain).
+// JSON: schemas/output/explain.schema.json.
 
 import { Command } from 'commander';
 import { explainRuntime, formatExplanation } from '../../resolve/explain';

@@ -4,6 +4,7 @@
 // written atomically without replacing anything, and removed again if the fleet as a whole (layering,
 // policies) no longer validates with it. Exit codes: 0 written, 1 conflicts with the fleet or the
 // fleet is invalid (nothing written), 2 usage (missing or malformed options), 4 I/O.
+// JSON: schemas/output/new.schema.json (no document for exit 2, as for every usage error).
 
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
