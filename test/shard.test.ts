@@ -164,9 +164,10 @@ describe('merge of all shards equals a plain synth', () => {
     // When the shards are rendered and merged into that dist/
     renderShards(fx, 3);
     const merged = merge(fx, shardDirs(3));
-    // Then dist/ is what a plain synth of the changed fleet writes
+    // Then dist/ is what a plain synth of the changed fleet writes, and only the two files that
+    // differ were written (the changed runtime's Kyma CR and the hand-edited file)
     expect(merged.code, merged.stderr).toBe(0);
-    expect(merged.stdout).toBe(plain.stdout.replace(/^plain:/, 'dist:'));
+    expect(merged.stdout).toBe('dist: written (7 runtimes, 2 files)\n');
     expect(treeHash(path.join(fx.dir, 'dist'))).toBe(treeHash(path.join(fx.dir, 'plain')));
   });
 
@@ -382,7 +383,7 @@ describe('merge refusals', () => {
     expect(refused.errLines[0]).toMatch(/^dist: error: synth would remove 3 of 7 runtimes from dist\/ .*\[E_MASS_REMOVAL\]$/);
     const allowed = merge(fx, shardDirs(2), '--allow-mass-removal');
     expect(allowed.code, allowed.stderr).toBe(0);
-    expect(allowed.stdout).toMatch(/^dist: written \(4 runtimes, \d+ files, \d+ files removed\)\n$/);
+    expect(allowed.stdout).toMatch(/^dist: written \(4 runtimes, \d+ files?, \d+ files removed\)\n$/);
   });
 });
 

@@ -55,7 +55,8 @@ export interface WriteRequest {
  * Replaces outDir with exactly `files` plus the index. Synchronous. Refusals and I/O failures are
  * results (outDir unchanged); an invalid request (bad relPath, relative outDir) is a caller bug and
  * throws, as does a throwing guard (the lock is released either way). `written` counts the files of
- * `files` (the index not included); `removed` the files of the previous index not in `files`.
+ * `files` whose content was written (those dist/ holds with the same bytes are not); `removed` the
+ * files of the previous index not in `files`.
  */
 export function writeDist(req: WriteRequest): WriteResult {
   const reuse = req.reuse ?? new Map<string, string>();

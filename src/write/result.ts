@@ -8,6 +8,7 @@ export type WriteResult =
   | {
       ok: true;
       changed: boolean;
+      /** Files whose content this write put on disk (new or changed); files kept or moved as they were are not counted, nor is the index. */
       written: number;
       removed: number /* files of the old tree not in the new one */;
       /** sha256 of the index text dist/ now holds. */

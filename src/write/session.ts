@@ -296,7 +296,7 @@ export class Session implements DistSession {
         ? { mode: 'patch', ops: patchOps(view, kept, this.keptFolders, this.hashes, dirs, this.written, existing.kind === 'tree' ? existing.dirs : []) }
         : { mode: 'build', moves: previous ? planMoves(previous, this.hashes, this.same) : { dirs: [], files: [] }, dirs: sortedDirs };
     publish(names, this.id, plan, this.written, index.chunks, existing.kind !== 'missing', this.steps);
-    return { ok: true, changed: true, written: total, removed, indexDigest };
+    return { ok: true, changed: true, written: this.written.length, removed, indexDigest };
   }
 
   /**
