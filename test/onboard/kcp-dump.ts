@@ -101,7 +101,7 @@ export interface Landscape {
 }
 
 /**
- * `count` runtimes; every 50th from 10 on is hostile in one of several ways, plus two CRs that
+ * `count` runtimes; every 40th from 10 on is hostile in one of several ways, plus two CRs that
  * claim one runtime ID and one in another namespace.
  */
 export function generateLandscape(count: number): Landscape {
@@ -115,12 +115,13 @@ export function generateLandscape(count: number): Landscape {
     (o: Obj) => ((o.metadata.labels['kyma-project.io/runtime-id'] = 'not-a-uuid'), 'not a UUID'),
     (o: Obj) => ((o.metadata.deletionTimestamp = '2026-11-20T10:00:00Z'), 'being deleted'),
     (o: Obj) => ((o.metadata.labels['kyma-project.io/provider'] = 'AWS '.repeat(20).trim()), 'kyma-project.io/provider'),
+    (o: Obj) => ((o.metadata.name = o.metadata.name.toUpperCase()), 'is not the lowercase runtime ID'),
   ];
   let f = 0;
   for (let i = 0; i < count; i++) {
     const r = landscapeRuntime(i);
     const o = runtimeCR(r);
-    if (i % 50 === 10) {
+    if (i % 40 === 10) {
       const says = faults[f++ % faults.length]!(o);
       hostile.push({ name: o.metadata.name, says });
     } else importable.push(r.runtimeID);

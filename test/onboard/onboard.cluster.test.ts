@@ -17,8 +17,8 @@ import { FleetFixture, NOW } from '../helpers/fleet-fixture';
 import { falcoProfile, generateLandscape, type Landscape, moduleReleaseMetas, PROJECT } from './kcp-dump';
 
 const CRDS = ['runtimes.infrastructuremanager.kyma-project.io', 'modulereleasemetas.operator.kyma-project.io', 'falcoprofiles.falco.gardener.cloud'];
-/** Faults a real API server refuses (a label value with spaces) or that a client cannot set (deletionTimestamp). */
-const SERVER_REFUSES = ['kyma-project.io/provider', 'being deleted'];
+/** Faults a real API server refuses (a label value with spaces, an uppercase name) or that a client cannot set (deletionTimestamp). */
+const SERVER_REFUSES = ['kyma-project.io/provider', 'being deleted', 'is not the lowercase runtime ID'];
 
 describeWithCluster('onboarding from a real KCP', () => {
   let cluster: TestCluster;
