@@ -377,4 +377,20 @@ describeWithCluster('kyma-fleet status against the test cluster', () => {
       strict.cleanup();
     }
   });
+
+  it('without --kubeconfig and the context options, status reads the clusters of $KUBECONFIG through its current-context, as kubectl would', async () => {
+    // GIVEN the admin kubeconfig (current-context kcp: the test cluster serves as KCP and Garden) in
+    // $KUBECONFIG behind a file that does not exist (skipped, as kubectl skips it)
+    await becomeRuntime('acme-eu-prod-1');
+    const explicit = path.join(fx.dir, 'out-explicit');
+    const implicit = path.join(fx.dir, 'out-kubeconfig-env');
+    expect(runStatus(adminConfig, explicit).code).toBe(0);
+    const r = runBinary(['status', '--write', implicit, '--now', NOW], fx.dir, { KUBECONFIG: [path.join(fx.dir, 'absent.kubeconfig'), adminConfig].join(path.delimiter) });
+    // THEN the same status as with --kubeconfig FILE --kcp-context kcp --garden-context garden
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    for (const name of fs.readdirSync(explicit).filter((f) => f.endsWith('.yaml'))) {
+      expect(fs.readFileSync(path.join(implicit, name), 'utf8'), name).toBe(fs.readFileSync(path.join(explicit, name), 'utf8'));
+    }
+  });
 });
