@@ -14,6 +14,9 @@ import { MAX_FILE_BYTES, parseFleetYaml } from '../lib/yaml/parse-yaml';
 import type { PositionIndex } from '../lib/yaml/positions';
 import type { FleetKind } from './kinds';
 import { lexists } from '../lib/fs-exists';
+import { isInside, isLitter, listFolder, namedEntries, specOf, toSlash, walkAux } from './folder-walk';
+
+export { isInside } from './folder-walk';
 
 export interface LoadedDocument {
   /** Kind expected from the folder the file sits in. */
@@ -116,22 +119,6 @@ export interface LoadOptions {
   readonly runStart?: number;
 }
 
-/** Files that editors and operating systems leave behind; silently skipped. */
-function isLitter(name: string): boolean {
-  return (
-    name.startsWith('.') ||
-    name.endsWith('~') ||
-    name.endsWith('.swp') ||
-    name.endsWith('.swo') ||
-    name.endsWith('.bak') ||
-    name.endsWith('.orig') ||
-    name.startsWith('#') ||
-    name === 'Thumbs.db'
-  );
-}
-
-const MAX_AUX_FILES = 10000;
-const MAX_AUX_DEPTH = 16;
 
 /** Loads the fleet-wide layers only (fleet.yaml, groups, auxiliary files); no runtime file is read. */
 export function loadLayers(options: Omit<LoadOptions, 'runtimePlan' | 'layers'>): FleetLayers {
@@ -358,77 +345,4 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
   result.runtimes.sort(byRel);
   result.reusedRuntimes.sort(byRel);
   return { root, displayRoot: display(root), ...result, diagnostics };
-}
-
-function specOf(data: unknown): Record<string, unknown> {
-  if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const spec = (data as Record<string, unknown>).spec;
-    if (spec && typeof spec === 'object' && !Array.isArray(spec)) return spec as Record<string, unknown>;
-  }
-  return {};
-}
-
-function listFolder(
-  dir: string,
-  problem: (code: string, abs: string, message: string, severity?: 'error' | 'warning') => void,
-): fs.Dirent[] {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT') problem('E_READ', dir, `cannot read folder (${code})`);
-    return [];
-  }
-  return entries.sort((a, b) => cmp(a.name, b.name));
-}
-
-/** Entries of `dir` by name, typed like readdir's (a name that vanished is left out). */
-function namedEntries(dir: string, names: readonly string[]): Array<{ name: string; isFile(): boolean; isDirectory(): boolean }> {
-  const out: Array<{ name: string; isFile(): boolean; isDirectory(): boolean }> = [];
-  for (const name of [...names].sort(cmp)) {
-    if (name.includes('/') || name.includes(path.sep) || name === '.' || name === '..') continue;
-    try {
-      const st = fs.lstatSync(path.join(dir, name));
-      out.push({ name, isFile: () => st.isFile(), isDirectory: () => st.isDirectory() });
-    } catch {
-      // gone since the listing: nothing to load
-    }
-  }
-  return out;
-}
-
-function walkAux(
-  dir: string,
-  depth: number,
-  add: (abs: string) => void,
-  problem: (code: string, abs: string, message: string, severity?: 'error' | 'warning') => void,
-  counter = { n: 0 },
-): void {
-  if (depth > MAX_AUX_DEPTH) {
-    problem('E_TOO_DEEP', dir, `folders nested deeper than ${MAX_AUX_DEPTH} levels are not read`);
-    return;
-  }
-  for (const entry of listFolder(dir, problem)) {
-    if (entry.name.startsWith('.')) continue;
-    const abs = path.join(dir, entry.name);
-    if (entry.isDirectory()) walkAux(abs, depth + 1, add, problem, counter);
-    else if (entry.isFile() || entry.isSymbolicLink()) {
-      if (++counter.n > MAX_AUX_FILES) {
-        if (counter.n === MAX_AUX_FILES + 1) problem('E_TOO_MANY', dir, `more than ${MAX_AUX_FILES} files under rules/`);
-        continue;
-      }
-      add(abs);
-    }
-  }
-}
-
-/** True when `child` is `parent` or below it (path.relative containment; never a string prefix test). */
-export function isInside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
-function toSlash(p: string): string {
-  return p.split(path.sep).join('/');
 }
