@@ -40,7 +40,7 @@ export interface EnvironmentVariable {
 }
 
 export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
-  { name: 'KUBECONFIG', meaning: 'kubeconfig files of status and apply garden when --kubeconfig is not given: a list separated by \':\', as for kubectl' },
+  { name: 'KUBECONFIG', meaning: 'kubeconfig files of status, apply garden and rollout advance when --kubeconfig is not given: a list separated by \':\', as for kubectl' },
   { name: 'HOME', meaning: 'without --kubeconfig and KUBECONFIG, the kubeconfig is ~/.kube/config' },
   { name: 'SOURCE_DATE_EPOCH', meaning: 'evaluation time (seconds since 1970) when --now is not given (version expiry checks)' },
   { name: 'KYMA_FLEET_CACHE_DIR', meaning: 'cache folder; default node_modules/.cache/kyma-fleet when ./node_modules exists, else $XDG_CACHE_HOME/kyma-fleet' },
