@@ -100,9 +100,11 @@ export function readDumpObjects(dir: string, display: string, query: ObjectsQuer
     objects.push({ obj, where: item.pointer === '' ? item.where : `${item.where}#${item.pointer}` });
   }
   const warnings = ctx.warnings.map((w) => ({ where: w.where, pointer: w.pointer, message: sanitizeMessage(w.message) }));
-  if (ignored.size > 0) {
+  // Other kinds are normal there (Runtime, Kyma and ModuleReleaseMeta share kcp/); named only when
+  // none of the wanted kind was found, as a hint at a wrong folder or a wrong dump.
+  if (ignored.size > 0 && objects.length === 0) {
     const kinds = [...ignored].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, n]) => `${n} × ${sanitizeMessage(k, 120)}`);
-    warnings.push({ where: `${ctx.display}/${query.cluster}/`, pointer: '', message: `objects of other kinds ignored (${kinds.join(', ')}); read for ${query.gvr.kind} objects` });
+    warnings.push({ where: `${ctx.display}/${query.cluster}/`, pointer: '', message: `no ${query.gvr.kind} object, only other kinds (${kinds.join(', ')})` });
   }
   return { objects, warnings, complete: scan.broken.length === 0 };
 }
