@@ -111,7 +111,10 @@ export function resolveAtRingRevisions(input: RingResolveInput): RingResolution 
     if (!byRevision.has(revision)) byRevision.set(revision, new Set());
     byRevision.get(revision)!.add(name);
   }
-  if (first.revision !== working.id && !byRevision.has(first.revision)) byRevision.set(first.revision, new Set());
+  // Every revision a ring is on gets its model, also without runtimes in this run (a synth in parts
+  // checks none here): the fleet-wide output follows the first ring's, and the run record keeps the
+  // time thresholds of all of them (rolloutModelsBeside).
+  for (const ring of state.rings) if (ring.revision !== working.id && !byRevision.has(ring.revision)) byRevision.set(ring.revision, new Set());
 
   const models = new Map<string, FleetModel>([[working.id, model]]);
   const atRevision = new Map<string, ResolvedRuntime>();
@@ -124,6 +127,8 @@ export function resolveAtRingRevisions(input: RingResolveInput): RingResolution 
     for (const r of result.runtimes) atRevision.set(r.runtime.name, r);
   }
   const primary = models.get(first.revision) ?? model;
+  const used = new Set(state.rings.map((r) => r.revision));
+  besides.set(primary, [...models].filter(([id, m]) => used.has(id) && m !== primary).map(([, m]) => m));
   const runtimes = input.runtimes.map((r) => {
     const revised = atRevision.get(r.runtime.name);
     if (revised) return revised.revisionModel === primary ? { ...revised, revisionModel: undefined } : revised;
@@ -157,6 +162,18 @@ function resolveAtRevision(input: RingResolveInput, dir: string, revision: Revis
   const resolved = resolveFleet(validated.model, input.extensions);
   appendAll(diagnostics, resolved.diagnostics);
   return { model: validated.model, runtimes: resolved.runtimes.map((r) => ({ ...r, revisionModel: validated.model })), diagnostics };
+}
+
+/** The models of the other revisions the rings are on, by the model the fleet-wide output follows. */
+const besides = new WeakMap<FleetModel, readonly FleetModel[]>();
+
+/**
+ * The models of the revisions the rings are on besides `model` (the one a check returned): what
+ * the run record needs for the time thresholds of every ring (src/run/run-record.ts). Empty
+ * without rollout rings.
+ */
+export function rolloutModelsBeside(model: FleetModel): readonly FleetModel[] {
+  return besides.get(model) ?? [];
 }
 
 function summarize(paths: readonly string[]): string {

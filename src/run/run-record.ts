@@ -15,6 +15,7 @@ import { EXTENSIONS } from '../extensions';
 import { codeKey } from '../lib/code-key';
 import type { Diagnostic } from '../lib/diagnostics';
 import type { Target } from '../render/render-runtime';
+import { rolloutModelsBeside } from '../rollout/ring-resolve';
 import { rolloutStateKey } from '../rollout/store';
 
 export interface RuntimeRecord {
@@ -95,7 +96,9 @@ export function epochOf(thresholds: readonly number[], now: Date): number {
 
 /** Instants at which the extensions' time-dependent rules change their verdict (sorted). */
 export function timeThresholds(model: FleetModel): number[] {
-  return EXTENSIONS.flatMap((e) => (e.timeThresholds ? [...e.timeThresholds(model.extensionState.get(e.name) as never)] : [])).sort((a, b) => a - b);
+  // With rollout rings, the time-dependent rules of every ring's revision (src/rollout/ring-resolve.ts).
+  const models = [model, ...rolloutModelsBeside(model)];
+  return models.flatMap((m) => EXTENSIONS.flatMap((e) => (e.timeThresholds ? [...e.timeThresholds(m.extensionState.get(e.name) as never)] : []))).sort((a, b) => a - b);
 }
 
 /** A runtime's diagnostics as a record keeps them: its own file as '' (display paths depend on the working folder). */

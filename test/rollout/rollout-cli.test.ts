@@ -237,6 +237,30 @@ describe('one rollout command at a time', () => {
   });
 });
 
+describe('time under rings', () => {
+  it('an incremental synth notices a Falco version expiring in an older revision that a ring is on', () => {
+    // Revision 1: Falco 0.42.1 (production, the rest ring) expires on 2026-12-01.
+    const fx = FleetFixture.example();
+    fixtures.push(fx);
+    fx.remove('status');
+    fx.replace('fleet.yaml', '  kcpNamespace: kcp-system\n', `  kcpNamespace: kcp-system\n${RINGS}`);
+    const supported = '      - classification: supported\n        rulesVersion: 0.42.1\n';
+    const expiring = '      - classification: deprecated\n        expirationDate: "2026-12-01T00:00:00Z"\n        rulesVersion: 0.42.1\n';
+    fx.replace('profiles/falco-profile.yaml', supported, expiring);
+    must(fx.runBinary(['rollout', 'start', '--now', T0]), 0);
+    // Revision 2 (the canary only): the snapshot where it is supported again.
+    fx.replace('profiles/falco-profile.yaml', expiring, supported);
+    must(fx.runBinary(['rollout', 'start', '--now', T0]), 0);
+    must(fx.runBinary(['synth', '--now', T0]), 0);
+    const after = '2026-12-02T00:00:00Z';
+    const cold = fx.runBinary(['synth', '--now', after, '--no-cache']);
+    expect(cold.code).toBe(1);
+    const incremental = fx.runBinary(['synth', '--now', after]);
+    expect(incremental.code).toBe(1);
+    expect(incremental.errLines).toEqual(cold.errLines);
+  });
+});
+
 describe('fleet/rollout/ edited by hand', () => {
   it('is refused by every command that reads it, with the file and line, and dist/ stays as it is', () => {
     const fx = startedFleet();

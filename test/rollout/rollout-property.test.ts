@@ -18,7 +18,7 @@ const EDITS: ReadonlyArray<readonly [string, string, string]> = [
   ['fleet.yaml', '      - name: btp-operator\n', '      - name: btp-operator\n      - name: serverless\n'],
   ['fleet.yaml', '              ttl: 168h\n', '              ttl: 72h\n'],
   ['fleet.yaml', '    channel: regular\n', '    channel: fast\n'],
-  ['groups/production.yaml', '      - name: telemetry\n', '      - name: telemetry\n      - name: keda\n'],
+  ['groups/production.yaml', '      - name: telemetry\n', '      - name: telemetry\n      - name: serverless\n'],
   ['groups/europe.yaml', '  priority: 10\n', '  priority: 15\n'],
   ['groups/americas.yaml', '              httpsProxy: http://proxy.acme.example:3128\n', '              httpsProxy: http://proxy2.acme.example:3128\n'],
   ['rules/acme-shell-in-container.yaml', '  priority: WARNING\n', '  priority: ERROR\n'],
