@@ -44,16 +44,19 @@ export function defaultCacheDir(cwd: string, env: NodeJS.ProcessEnv): string {
   return path.join(env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'kyma-fleet');
 }
 
-/** Identifies the parser: package version plus the compiled code of the YAML gate. */
+/** The modules of the YAML gate (src/lib/yaml/, compiled or not): what a parse depends on. */
+export function parserFiles(): string[] {
+  const dir = path.join(__dirname, '..', 'lib', 'yaml');
+  const files = fs.readdirSync(dir).filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith('.d.ts')).sort().map((f) => path.join(dir, f));
+  // A gate that cannot be found would leave the key without the parser's code: stale parses.
+  if (!files.some((f) => /parse-yaml\.(js|ts)$/.test(f))) throw new Error(`parse cache: the YAML gate is not in ${dir}`);
+  return files;
+}
+
+/** Identifies the parser: package version plus the code of the YAML gate. */
 function parserKey(): string {
   const h = createHash('sha256').update(packageVersion());
-  for (const mod of ['./parse-yaml', './positions']) {
-    try {
-      h.update(fs.readFileSync(require.resolve(mod)));
-    } catch {
-      h.update(mod);
-    }
-  }
+  for (const file of parserFiles()) h.update(path.basename(file)).update('\0').update(fs.readFileSync(file)).update('\0');
   return h.digest('hex');
 }
 

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parserFiles } from '../../src/load/parse-cache';
 import { checkFleet } from '../../src/run/check';
 import { FleetFixture, NOW } from '../helpers/fleet-fixture';
 
@@ -48,5 +49,10 @@ describe('the parse cache', () => {
     expect(first.length).toBe(1);
     expect(second).toEqual(first);
     expect(second[0]!.file).toBe('fleet/runtimes/broken.yaml');
+  });
+
+  it('is keyed by the code of every module of the YAML gate (a changed parser never serves old parses)', () => {
+    const names = parserFiles().map((f) => path.basename(f).replace(/\.(js|ts)$/, ''));
+    expect(names).toEqual(expect.arrayContaining(['parse-yaml', 'positions', 'fast-yaml', 'text-checks']));
   });
 });
