@@ -13,7 +13,7 @@ import { buildCatalog, MODULE_RELEASE_META_GVR, writeCatalog } from '../../onboa
 import { FleetWriteError } from '../../onboard/fleet-files';
 import { fleetKcpNamespace } from '../../onboard/fleet-spec';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../onboard/source';
-import { onboardingSource } from './import';
+import { onboardingSource, printReadWarnings, stopWith } from './import';
 import { CATALOG_PATH } from '../../validate/module-catalog';
 import { contextOption, fleetOption, kubeconfigOption, outputOption, UsageError } from '../options';
 import { plural, type Streams } from '../report';
@@ -55,27 +55,26 @@ export function catalogCommand(streams: Streams, setExit: (code: number) => void
       .exitOverride()
       .configureOutput(output)
       .action(async (flags: CatalogFlags) => {
+        const json = flags.output === 'json';
         const source = onboardingSource({ from: flags.from, kubeconfig: flags.kubeconfig, context: flags.kcpContext, allowExec: flags.allowExec, timeout: flags.timeout }, 'kcp', streams);
         if ('unreadable' in source) {
-          streams.err(`catalog: error: UnreadableKubeconfig: ${sanitizeMessage(source.unreadable)} (nothing written)\n`);
-          return setExit(ExitCode.StatusGlobalFailure);
+          const message = sanitizeMessage(source.unreadable);
+          return setExit(stopWith(streams, json, ExitCode.StatusGlobalFailure, `catalog: error: UnreadableKubeconfig: ${message} (nothing written)`, { failure: { reason: 'UnreadableKubeconfig', message } }));
         }
         const namespace = fleetKcpNamespace(flags.fleet, streams.cwd);
         const read = await readObjects(source, { cluster: 'kcp', gvr: MODULE_RELEASE_META_GVR, namespace });
-        for (const w of read.warnings) streams.err(`${w.pointer === '' ? w.where : `${w.where}#${w.pointer}`}: warning: ${sanitizeMessage(w.message)}\n`);
+        printReadWarnings(streams, json, read.warnings);
         if (read.global) {
-          streams.err(`catalog: error: ${read.global.reason}: ${sanitizeMessage(read.global.message)} (nothing written)\n`);
-          return setExit(ExitCode.StatusGlobalFailure);
+          const { reason, message } = read.global;
+          return setExit(stopWith(streams, json, ExitCode.StatusGlobalFailure, `catalog: error: ${reason}: ${sanitizeMessage(message)} (nothing written)`, { failure: { reason, message } }));
         }
-        if (!read.complete) {
-          streams.err('catalog: error: some dump files could not be read, so the catalog would miss modules (nothing written)\n');
-          return setExit(ExitCode.InvalidInput);
-        }
+        if (!read.complete) return setExit(stopWith(streams, json, ExitCode.InvalidInput, 'catalog: error: some dump files could not be read, so the catalog would miss modules (nothing written)'));
         const built = buildCatalog(read.objects);
-        for (const w of built.warnings) streams.err(`${w.where}: warning: ${w.message}\n`);
+        const warnings = [...read.warnings, ...built.warnings.map((w) => ({ where: w.where, pointer: '', message: w.message }))];
+        printReadWarnings(streams, json, built.warnings.map((w) => ({ where: w.where, pointer: '', message: w.message })));
         if (built.modules.length === 0) {
-          streams.err(`catalog: error: no usable ModuleReleaseMeta in namespace ${namespace} of the KCP; a catalog without modules would refuse every module (nothing written)\n`);
-          return setExit(ExitCode.InvalidInput);
+          const message = `catalog: error: no usable ModuleReleaseMeta in namespace ${namespace} of the KCP; a catalog without modules would refuse every module (nothing written)`;
+          return setExit(stopWith(streams, json, ExitCode.InvalidInput, message));
         }
         const fleetRoot = path.resolve(streams.cwd, flags.fleet);
         const display = `${flags.fleet.replace(/\/+$/, '')}/${CATALOG_PATH}`;
@@ -84,11 +83,10 @@ export function catalogCommand(streams: Streams, setExit: (code: number) => void
           result = writeCatalog(fleetRoot, display, built.modules);
         } catch (err) {
           if (!(err instanceof FleetWriteError)) throw err;
-          streams.err(`catalog: error: ${err.message} (nothing written)\n`);
-          return setExit(ExitCode.IoOrLock);
+          return setExit(stopWith(streams, json, ExitCode.IoOrLock, `catalog: error: ${err.message} (nothing written)`));
         }
         if (flags.output === 'json') {
-          streams.out(JSON.stringify({ ok: true, file: result.file, written: result.written, modules: built.modules, change: result.change ?? null, warnings: [...read.warnings, ...built.warnings] }, null, 2) + '\n');
+          streams.out(JSON.stringify({ ok: true, file: result.file, written: result.written, modules: built.modules, change: result.change ?? null, warnings }, null, 2) + '\n');
         } else {
           const c = result.change;
           if (c) {

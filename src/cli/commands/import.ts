@@ -6,7 +6,7 @@
 
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
-import { ExitCode, formatDiagnostic } from '../../lib/diagnostics';
+import { type Diagnostic, ExitCode } from '../../lib/diagnostics';
 import { readObjects } from '../../observe/object-reader';
 import { sanitizeMessage } from '../../observe/sanitize';
 import { importRuntimes } from '../../onboard/import-runtimes';
@@ -16,7 +16,27 @@ import { DEFAULT_TIMEOUT_SECONDS, dumpSource, liveSource, readsDump, type Source
 import type { ObjectSource } from '../../observe/object-reader';
 import { fleetKcpNamespace } from '../../onboard/fleet-spec';
 import { contextOption, evaluationTime, fleetOption, kubeconfigOption, liveKubeconfig, nowOption, outputOption, UsageError } from '../options';
+import { failureDocument, printJson } from '../json-output';
 import { plural, printDiagnostics, type Streams } from '../report';
+
+/**
+ * How an onboarding command stops before its report: the text line on stderr (and the findings), or
+ * with --output json the failure document on stdout and nothing on stderr. Returns the exit code.
+ */
+export function stopWith(streams: Streams, json: boolean, exitCode: number, message: string, parts: { diagnostics?: readonly Diagnostic[]; failure?: { reason: string; message: string } } = {}): number {
+  if (json) printJson(streams, failureDocument(exitCode, message, parts));
+  else {
+    if (parts.diagnostics) printDiagnostics(parts.diagnostics, streams);
+    streams.err(`${message}\n`);
+  }
+  return exitCode;
+}
+
+/** Warnings of a read on stderr (text output only: --output json carries them in its document). */
+export function printReadWarnings(streams: Streams, json: boolean, warnings: ReadonlyArray<{ where: string; pointer: string; message: string }>): void {
+  if (json) return;
+  for (const w of warnings) streams.err(`${w.pointer === '' ? w.where : `${w.where}#${w.pointer}`}: warning: ${sanitizeMessage(w.message)}\n`);
+}
 
 /**
  * The source of an onboarding command: `--from DIR`, else a live cluster found as kubectl finds it
@@ -102,10 +122,11 @@ function importRuntimesCommand(streams: Streams, setExit: (code: number) => void
     )
     .action(async (flags: ImportFlags) => {
       if (flags.project === undefined) throw new UsageError('--project PROJECT is required: the Runtime CR does not name the Gardener project of its Shoot (KIM is configured with it)');
+      const json = flags.output === 'json';
       const source = onboardingSource({ from: flags.from, kubeconfig: flags.kubeconfig, context: flags.kcpContext, allowExec: flags.allowExec, timeout: flags.timeout }, 'kcp', streams);
       if ('unreadable' in source) {
-        streams.err(`import: error: UnreadableKubeconfig: ${sanitizeMessage(source.unreadable)} (nothing written)\n`);
-        return setExit(ExitCode.StatusGlobalFailure);
+        const message = sanitizeMessage(source.unreadable);
+        return setExit(stopWith(streams, json, ExitCode.StatusGlobalFailure, `import: error: UnreadableKubeconfig: ${message} (nothing written)`, { failure: { reason: 'UnreadableKubeconfig', message } }));
       }
       let labelRules = DEFAULT_LABEL_RULES;
       try {
@@ -119,10 +140,10 @@ function importRuntimesCommand(streams: Streams, setExit: (code: number) => void
 
       const namespace = fleetKcpNamespace(flags.fleet, streams.cwd);
       const read = await readObjects(source, { cluster: 'kcp', gvr: RUNTIME_GVR, namespace });
-      for (const w of read.warnings) streams.err(`${w.pointer === '' ? w.where : `${w.where}#${w.pointer}`}: warning: ${sanitizeMessage(w.message)}\n`);
+      printReadWarnings(streams, json, read.warnings);
       if (read.global) {
-        streams.err(`import: error: ${read.global.reason}: ${sanitizeMessage(read.global.message)} (nothing written)\n`);
-        return setExit(ExitCode.StatusGlobalFailure);
+        const { reason, message } = read.global;
+        return setExit(stopWith(streams, json, ExitCode.StatusGlobalFailure, `import: error: ${reason}: ${sanitizeMessage(message)} (nothing written)`, { failure: { reason, message } }));
       }
 
       const outcome = importRuntimes(read.objects, {
@@ -137,18 +158,13 @@ function importRuntimesCommand(streams: Streams, setExit: (code: number) => void
         complete: read.complete,
       });
       if (outcome.kind === 'invalid-fleet') {
-        printDiagnostics(outcome.diagnostics, streams);
-        streams.err(`${flags.fleet}: ${plural(outcome.diagnostics.length, 'error')}; fix the fleet before importing (nothing written)\n`);
-        return setExit(ExitCode.InvalidInput);
+        const message = `${flags.fleet}: ${plural(outcome.diagnostics.length, 'error')}; fix the fleet before importing (nothing written)`;
+        return setExit(stopWith(streams, json, ExitCode.InvalidInput, message, { diagnostics: outcome.diagnostics }));
       }
-      if (outcome.kind === 'write-failed') {
-        streams.err(`import: error: ${outcome.message}\n`);
-        return setExit(ExitCode.IoOrLock);
-      }
+      if (outcome.kind === 'write-failed') return setExit(stopWith(streams, json, ExitCode.IoOrLock, `import: error: ${outcome.message}`));
       if (outcome.kind === 'rolled-back') {
-        for (const d of outcome.diagnostics) streams.err(`${formatDiagnostic(d)}\n`);
-        streams.err(`${flags.fleet}: the fleet does not validate with the imported runtimes; they were removed again (nothing written)\n`);
-        return setExit(ExitCode.InvalidInput);
+        const message = `${flags.fleet}: the fleet does not validate with the imported runtimes; they were removed again (nothing written)`;
+        return setExit(stopWith(streams, json, ExitCode.InvalidInput, message, { diagnostics: outcome.diagnostics }));
       }
 
       const { plan, written, refused, missingFromKcp, strictRefused } = outcome;

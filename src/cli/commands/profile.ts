@@ -15,6 +15,7 @@ import { DEFAULT_TIMEOUT_SECONDS } from '../../onboard/source';
 import { onboardingSource } from './import';
 import { contextOption, evaluationTime, fleetOption, kubeconfigOption, nowOption, outputOption, UsageError } from '../options';
 import type { Streams } from '../report';
+import { printReadWarnings, stopWith } from './import';
 
 interface ProfileFlags {
   fleet: string;
@@ -57,51 +58,53 @@ export function profileCommand(streams: Streams, setExit: (code: number) => void
       .exitOverride()
       .configureOutput(output)
       .action(async (flags: ProfileFlags) => {
+        const json = flags.output === 'json';
         const source = onboardingSource({ from: flags.from, kubeconfig: flags.kubeconfig, context: flags.gardenContext, allowExec: flags.allowExec, timeout: flags.timeout }, 'garden', streams);
         if ('unreadable' in source) {
-          streams.err(`profile: error: UnreadableKubeconfig: ${sanitizeMessage(source.unreadable)} (nothing written)\n`);
-          return setExit(ExitCode.StatusGlobalFailure);
+          const message = sanitizeMessage(source.unreadable);
+          return setExit(stopWith(streams, json, ExitCode.StatusGlobalFailure, `profile: error: UnreadableKubeconfig: ${message} (nothing written)`, { failure: { reason: 'UnreadableKubeconfig', message } }));
         }
         const now = evaluationTime(flags.now, streams.env);
         const targets = snapshotTargets(readFleetSpec(flags.fleet, streams.cwd));
         if (targets.length === 0) {
-          streams.err(`${flags.fleet.replace(/\/+$/, '')}/fleet.yaml names no snapshot to refresh (set ${snapshotOptions().join(' or ')} under spec); nothing written\n`);
-          return setExit(ExitCode.InvalidInput);
+          const message = `${flags.fleet.replace(/\/+$/, '')}/fleet.yaml names no snapshot to refresh (set ${snapshotOptions().join(' or ')} under spec); nothing written`;
+          return setExit(stopWith(streams, json, ExitCode.InvalidInput, message));
         }
         const results: SnapshotRefresh[] = [];
+        const warnings: Array<{ where: string; pointer: string; message: string }> = [];
         for (const target of targets) {
           const o = target.object;
           const read = await readObjects(source, { cluster: o.cluster, gvr: o, namespace: o.namespace });
-          for (const w of read.warnings) streams.err(`${w.pointer === '' ? w.where : `${w.where}#${w.pointer}`}: warning: ${sanitizeMessage(w.message)}\n`);
+          printReadWarnings(streams, json, read.warnings);
+          warnings.push(...read.warnings);
           if (read.global) {
-            streams.err(`profile: error: ${read.global.reason}: ${sanitizeMessage(read.global.message)} (nothing written)\n`);
-            return setExit(ExitCode.StatusGlobalFailure);
+            const { reason, message } = read.global;
+            return setExit(stopWith(streams, json, ExitCode.StatusGlobalFailure, `profile: error: ${reason}: ${sanitizeMessage(message)} (nothing written)`, { failure: { reason, message } }));
           }
           const found = read.objects.filter((x) => x.obj.metadata.name === o.name);
           if (found.length !== 1) {
             const what = `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
-            streams.err(`profile: error: ${found.length === 0 ? `the ${o.cluster === 'garden' ? 'Garden' : 'KCP'} has no ${what}` : `${found.length} copies of ${what} (${found.map((f) => f.where).join(', ')})`}${read.complete ? '' : ' (some dump files could not be read)'}; nothing written\n`);
-            return setExit(ExitCode.InvalidInput);
+            const message = `profile: error: ${found.length === 0 ? `the ${o.cluster === 'garden' ? 'Garden' : 'KCP'} has no ${what}` : `${found.length} copies of ${what} (${found.map((f) => f.where).join(', ')})`}${read.complete ? '' : ' (some dump files could not be read)'}; nothing written`;
+            return setExit(stopWith(streams, json, ExitCode.InvalidInput, message));
           }
           let result;
           try {
             result = refreshSnapshot(flags.fleet, streams.cwd, target, found[0]!.obj, now, flags.dryRun === true);
           } catch (err) {
             if (!(err instanceof FleetWriteError)) throw err;
-            streams.err(`profile: error: ${err.message} (nothing written)\n`);
-            return setExit(ExitCode.IoOrLock);
+            return setExit(stopWith(streams, json, ExitCode.IoOrLock, `profile: error: ${err.message} (nothing written)`));
           }
           if ('problems' in result) {
-            for (const p of result.problems) streams.err(`${found[0]!.where}: error: ${sanitizeMessage(p)}\n`);
-            streams.err(`profile: error: the ${target.hook.title} read from the cluster is not usable; nothing written\n`);
-            return setExit(ExitCode.InvalidInput);
+            const problems = result.problems.map((p) => `${found[0]!.where}: ${sanitizeMessage(p)}`).join('; ');
+            if (!json) for (const p of result.problems) streams.err(`${found[0]!.where}: error: ${sanitizeMessage(p)}\n`);
+            return setExit(stopWith(streams, json, ExitCode.InvalidInput, `profile: error: the ${target.hook.title} read from the cluster is not usable${json ? ` (${problems})` : ''}; nothing written`));
           }
           results.push(result);
         }
         if (flags.output === 'json') {
           streams.out(
             JSON.stringify(
-              { ok: true, dryRun: flags.dryRun === true, snapshots: results.map((r) => ({ title: r.target.hook.title, extension: r.target.extension, file: r.file, written: r.written, changes: r.changes, affected: r.affected })) },
+              { ok: true, dryRun: flags.dryRun === true, snapshots: results.map((r) => ({ title: r.target.hook.title, extension: r.target.extension, file: r.file, written: r.written, changes: r.changes, affected: r.affected })), warnings },
               null,
               2,
             ) + '\n',
