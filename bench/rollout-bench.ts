@@ -8,7 +8,8 @@
 // garbage collection changes (168h -> 72h) and is started again (R2 on the canary) and advanced
 // once (R2 on early): canary and early render R2, rest renders R1. The fleet without rings has the
 // same runtimes and R2's layers. Scenarios, each a whole process (bench/measure.ts), in paired
-// rounds (with rings, without; again ...), ratios as medians of the per-round ratios:
+// rounds (with rings and without, in alternating order, the page cache dropped before each; round
+// 0 is a warm-up), ratios as medians of the per-round ratios:
 //   validate   `kyma-fleet validate --no-cache`
 //   cold       `kyma-fleet synth` into an empty out folder with an empty cache
 //   noop       `kyma-fleet synth` again over that dist/ with its cache (nothing changed)
@@ -93,7 +94,9 @@ function main(): void {
       return r;
     };
     for (let round = 0; round <= runs; round++) {
-      for (const variant of ['rings', 'plain'] as const) {
+      // Paired: both variants in every round, in alternating order, the machine settled before each.
+      for (const variant of round % 2 === 0 ? (['rings', 'plain'] as const) : (['plain', 'rings'] as const)) {
+        settle();
         const cwd = path.join(dir, variant);
         const out = `dist-${round}`;
         const cache = path.join(cwd, `cache-${round}`);
