@@ -237,6 +237,21 @@ describe('one rollout command at a time', () => {
   });
 });
 
+describe('fleet/rollout/', () => {
+  it('is the same bytes for the same fleet and the same moves, wherever they run', () => {
+    const a = startedFleet();
+    const b = startedFleet();
+    for (const fx of [a, b]) {
+      fx.replace('fleet.yaml', OLD_TTL, NEW_TTL);
+      must(fx.runBinary(['rollout', 'start', '--now', hours(1)]), 0);
+      must(fx.runBinary(['rollout', 'pause', '--now', hours(2)]), 0);
+    }
+    expect(a.dir).not.toBe(b.dir);
+    expect(tree(a.path('rollout'))).toEqual(tree(b.path('rollout')));
+    expect([...tree(a.path('rollout')).keys()].filter((k) => !k.startsWith('revisions/')).sort()).toEqual(['state.yaml']);
+  });
+});
+
 describe('time under rings', () => {
   it('an incremental synth notices a Falco version expiring in an older revision that a ring is on', () => {
     // Revision 1: Falco 0.42.1 (production, the rest ring) expires on 2026-12-01.
