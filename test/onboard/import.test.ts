@@ -191,6 +191,13 @@ describe('import runtimes: options and hostile sources', () => {
     expect(viaEnv.code).toBe(5);
     expect(viaEnv.stderr).toContain('refused without --allow-exec');
     expect(fs.existsSync(marker)).toBe(false);
+    // With --allow-exec the plugin runs (its token then meets a closed port: Unreachable, exit 5).
+    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 't' } });
+    fx.write('../kcp-allowed.yaml', fx.read('../kcp.yaml').replace(`touch ${marker}`, `touch ${marker}; echo '${credential.replace(/"/g, '\\"')}'`));
+    const allowed = await fx.run(['import', 'runtimes', '--kubeconfig', 'kcp-allowed.yaml', '--allow-exec', '--timeout', '5', '--project', PROJECT]);
+    expect(allowed.code).toBe(5);
+    expect(allowed.stderr).not.toContain('refused without --allow-exec');
+    expect(fs.existsSync(marker)).toBe(true);
   });
 
   it('does not write a file the validator would refuse, and says why (a Shoot another runtime declares)', async () => {
