@@ -1,76 +1,19 @@
 // dist/gitops/: the wiring that makes Flux or Argo CD apply dist/runtimes/<name>/<target>/.
 // Pure: options and runtimes in, a map of relPath (under dist/) -> object out; no I/O, no clock.
-//
-// Sharding (hostile-inputs H18, finding 7): one Flux Kustomization, or one Argo CD Application,
-// per runtime and target, so no single inventory or Application grows with the fleet (Argo CD
-// caps a directory app at 10 MB; a Flux inventory lives in .status, bounded by etcd's 1.5 MiB).
-//
-// Flux (kustomize.toolkit.fluxcd.io/v1 Kustomization, fields checked against
-// https://fluxcd.io/flux/components/kustomize/kustomizations/ = fluxcd/kustomize-controller
-// docs/spec/v1/kustomizations.md):
-// - Required fields interval, prune and sourceRef{kind,name} are always set; path points at
-//   <flux.path>/runtimes/<name>/<target>.
-// - kcp/ applies to the cluster Flux runs in (the Kyma Control Plane). skr/ and skr-config/ go
-//   through kubeConfig.secretRef {name: kubeconfig-<runtimeID lowercase>, key: config}: the Secret
-//   KIM writes in the KCP namespace (kyma-gardener-apis §2.2). The key must be given: Flux reads
-//   `value` or `value.yaml` by default. The Secret must be in the Kustomization's namespace.
-// - The SKR in two steps (fleet-operations.md §2): Flux dry-runs every object of a Kustomization
-//   before applying any, and the config CRs' CRDs come with the modules the Kyma CR enables. So
-//   `<runtime>-skr-config` dependsOn `<runtime>-skr`, and `<runtime>-skr` is Ready only once the
-//   CRDs the config objects need are Established (healthChecks). `<runtime>-skr` never prunes: it
-//   holds only the Kyma CR, which is prune-protected anyway, and an object that moves from skr/ to
-//   skr-config/ (the upgrade to this layout) must be adopted by the new Kustomization, not deleted
-//   by the old one before the new one applies it.
-// - No spec.postBuild: Flux substitutes ${var} only when postBuild defines a variable or source
-//   ("Substitution of variables only happens if at least a single variable or resource to
-//   substitute from is defined"), so user strings in dist/ reach the clusters verbatim (H50,
-//   finding 6) and the kustomize.toolkit.fluxcd.io/substitute annotation is not needed.
-// - deletionPolicy: Orphan. The default MirrorPrune deletes every object of a Kustomization when
-//   the Kustomization is deleted and prune is true, i.e. when a runtime leaves the fleet and the
-//   bootstrap Kustomization prunes its children. Removing a runtime must orphan, not deprovision
-//   (H53); the same holds when a Kustomization is renamed.
-// - garden/ is never wired: Shoot.spec.extensions is an atomic list KIM also writes, so an applier
-//   of the whole list would wipe KIM's entries. `kyma-fleet apply garden` writes the fleet's entries
-//   by read-modify-write instead.
-//
-// Argo CD (argoproj.io/v1alpha1 ApplicationSet, fields checked against
-// https://argo-cd.readthedocs.io/en/stable/operator-manual/applicationset/applicationset-specification/,
-// .../applicationset/Generators-Git/ (files generator), .../applicationset/Application-Deletion/,
-// .../user-guide/sync-options/):
-// - One ApplicationSet per target with a git files generator over
-//   <argocd.path>/gitops/argocd/runtimes/*.json; one JSON file per runtime carries the
-//   parameters. goTemplate with missingkey=error, so a missing parameter fails loudly.
-// - The generator's post-selector keeps only runtimes that have the target (`<target>App`
-//   present). Argo CD matches selectors against the top-level string parameters only
-//   (generator_spec_processor.go keepOnlyStringValues), so the JSON is flat.
-// - spec.syncPolicy.preserveResourcesOnDeletion: true: generated Applications get no
-//   resources-finalizer, so deleting a runtime's JSON file (or the ApplicationSet) deletes the
-//   Application but never the objects it synced.
-// - Applications sync with ServerSideApply=true (the Kyma CR is a shared object) and
-//   CreateNamespace=false, automated with selfHeal; prune except for skr/ (as for Flux). The
-//   skr-config/ objects carry SkipDryRunOnMissingResource=true and sync wave 1 (lib/manifest.ts), and
-//   their Applications retry without limit, so they go in once the module has installed the CRD.
-//
-// Names (Flux Kustomizations and Argo CD Applications): `<name>-<target>` when that fits in 63
-// characters, else `<first characters of name>-<8 hex of sha256(name)>-<target>`, exactly 63
-// long. 63, not the 253 a DNS subdomain allows: Flux labels every applied object
-// kustomize.toolkit.fluxcd.io/name=<Kustomization name>, and Argo CD's label tracking truncates
-// the app name to 63 (two truncated names could then collide). See gitopsObjectName.
+// One Flux Kustomization or Argo CD Application per runtime and target (no inventory grows with
+// the fleet); every choice of fields, with the upstream documents they were checked against:
+// docs/architecture.md, "The GitOps wiring".
 
 import { createHash } from 'node:crypto';
 import * as ArgoCD from '../../imports/argoproj.io';
 import { Kustomization, KustomizationSpecDeletionPolicy, KustomizationSpecSourceRefKind } from '../../imports/kustomize.toolkit.fluxcd.io';
 import { cmp } from '../lib/diagnostics';
 import { isDNS1123Label } from '../lib/k8s-names';
-import { expandClusterName, GITOPS_DEFAULTS, type SourceKind } from './gitops-schema';
+import { expandClusterName } from './gitops-rules';
+import { GITOPS_DEFAULTS, type SourceKind } from './gitops-schema';
 
-export {
-  GITOPS_DEFAULTS,
-  GITOPS_OPTIONS_SCHEMA,
-  gitopsOptionProblems,
-  type GitopsOptionProblem,
-  type SourceKind,
-} from './gitops-schema';
+export { GITOPS_DEFAULTS, GITOPS_OPTIONS_SCHEMA, type SourceKind } from './gitops-schema';
+export { gitopsOptionProblems, type GitopsOptionProblem } from './gitops-rules';
 
 /** The target folders of a runtime (render-runtime.ts Target); garden/ is never wired. */
 export type GitopsTarget = 'skr' | 'skr-config' | 'kcp' | 'garden';
