@@ -30,7 +30,6 @@ const KNOWN_OFFENDERS: Readonly<Record<string, readonly string[]>> = {
   'src/resolve/resolve.ts': ['registry-cache', 'falco'],
   'src/resolve/resolved-rules.ts': ['falco'],
   'src/validate/schema.ts': ['falco'],
-  'src/validate/validate.ts': ['falco'],
   'src/scaffold/templates.ts': ['registry-cache', 'falco'],
 };
 
