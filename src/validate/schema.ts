@@ -229,7 +229,7 @@ export function fleetSchema(extensions: readonly ExtensionPlugin<any>[] = EXTENS
       policies: {
         type: 'array',
         maxItems: 100,
-        description: 'Fleet rules that overlays cannot break, e.g. Falco on every production runtime.',
+        description: 'Fleet rules that overlays cannot break, e.g. an extension every production runtime must run.',
         items: {
           type: 'object',
           additionalProperties: false,

@@ -29,7 +29,6 @@ const KNOWN_OFFENDERS: Readonly<Record<string, readonly string[]>> = {
   'src/extensions/types.ts': ['registry-cache', 'falco'],
   'src/resolve/resolve.ts': ['registry-cache', 'falco'],
   'src/resolve/resolved-rules.ts': ['falco'],
-  'src/validate/schema.ts': ['falco'],
   'src/scaffold/templates.ts': ['registry-cache', 'falco'],
 };
 
