@@ -94,7 +94,7 @@ export interface ExtensionRendering {
    */
   readonly skrConfig?: (scope: Construct) => void;
   /**
-   * Fields of the KIM Runtime CR's spec this extension owns (e.g. imageRegistryCache); undefined
+   * Fields of the KIM Runtime CR's spec this extension owns (e.g. its cache list); undefined
    * where KIM writes them itself. The kcp/ fragment is written only when some extension gives one.
    */
   readonly runtimeSpec?: Readonly<Record<string, unknown>>;
@@ -105,11 +105,11 @@ export interface ExtensionRendering {
 }
 
 export interface ExtensionPlugin<State = unknown> {
-  /** Key under `settings.extensions`, e.g. 'registry-cache'. */
+  /** Key under `settings.extensions` (the extension's fleet name). */
   readonly name: string;
   /** One-line description (schema docs and `explain`). */
   readonly description: string;
-  /** Type of the Gardener Shoot extension, e.g. 'registry-cache' or 'shoot-falco-service'. */
+  /** Type of the Gardener Shoot extension (`spec.extensions[].type`), often shoot-<name>-service. */
   readonly shootExtensionType: string;
   /**
    * Who writes this extension's Shoot entry: 'kim' when KIM derives it from the Runtime CR (the
@@ -132,8 +132,8 @@ export interface ExtensionPlugin<State = unknown> {
    */
   readonly providerConfigSchema?: JsonSchema;
   /**
-   * The CRDs that the kinds of this extension's skr-config objects need, by kind (e.g.
-   * RegistryCacheConfig -> registrycacheconfigs.core.kyma-project.io). The SKR apply waits for them
+   * The CRDs that the kinds of this extension's skr-config objects need, by kind (e.g. a config
+   * kind -> its <plural>.<group> CRD name). The SKR apply waits for them
    * (Flux health checks) before the config objects are applied. Core kinds (ConfigMap) need none.
    */
   readonly skrConfigCrds?: Readonly<Record<string, string>>;
@@ -152,11 +152,11 @@ export interface ExtensionPlugin<State = unknown> {
   readonly keyedLists: readonly KeyedList[];
   /** Fleet-relative paths of auxiliary files this extension needs loaded (besides rules/**). */
   filesToLoad?(fleetSpec: Readonly<Record<string, unknown>>): string[];
-  /** Digests fleet-wide inputs once (e.g. parses a FalcoProfile). Pure. */
+  /** Digests fleet-wide inputs once (e.g. parses a profile snapshot). Pure. */
   prepare?(input: PrepareInput): State;
   /**
    * Instants (ms since the epoch) at which this extension's rules or defaults change their verdict
-   * for the same input (e.g. Falco version expiry dates). Incremental synth reuses earlier results
+   * for the same input (e.g. the expiry dates of versions). Incremental synth reuses earlier results
    * only while `now` stays between the same two thresholds; omit when nothing depends on `now`.
    */
   timeThresholds?(state: State): readonly number[];
@@ -194,7 +194,7 @@ export interface ExtensionPlugin<State = unknown> {
     env: RuleEnvironment<State> & { readonly runtime: RuntimeIdentity },
   ): void;
   /**
-   * Defaults the product writes out (e.g. the admission defaults of the Falco mutator), for the
+   * Defaults the product writes out (e.g. what an admission mutator would set), for the
    * resolved settings of an enabled extension. Returns an object of default values; the resolver
    * fills them in where no layer set a value (maps recursively, lists only when absent or empty)
    * and records their provenance as "default of <extension>". Pure.
@@ -214,7 +214,7 @@ export interface ExtensionPlugin<State = unknown> {
   readonly shootDrift?: DriftRules;
   /**
    * A copy of a cluster object this extension's rules check against, kept in the fleet folder (e.g.
-   * the FalcoProfile `falcoProfile` names): `kyma-fleet profile refresh` rewrites it from the
+   * a profile a fleet option names): `kyma-fleet profile refresh` rewrites it from the
    * cluster (./snapshot-hook.ts). Absent: the extension keeps no snapshot.
    */
   readonly snapshot?: SnapshotHook;

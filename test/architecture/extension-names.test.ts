@@ -26,7 +26,6 @@ const REGISTRY = 'src/extensions/index.ts';
  */
 const KNOWN_OFFENDERS: Readonly<Record<string, readonly string[]>> = {
   'src/extensions/falco/names.ts': ['registry-cache'],
-  'src/extensions/types.ts': ['registry-cache', 'falco'],
   'src/resolve/resolve.ts': ['registry-cache', 'falco'],
   'src/resolve/resolved-rules.ts': ['falco'],
   'src/scaffold/templates.ts': ['registry-cache', 'falco'],
