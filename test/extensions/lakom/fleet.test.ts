@@ -158,6 +158,7 @@ describe('Lakom layering and render', () => {
   it('adds a Kyma module only when Fleet.spec.extensionModules names one', () => {
     fx = FleetFixture.example();
     fx.replace('fleet.yaml', '  kim:\n', '  extensionModules:\n    lakom: image-policy\n  kim:\n');
+    fx.remove('catalog'); // image-policy is in no catalog: without one, module names are not checked
     const files = renderAll(fx);
     expect(modules(files, 'acme-eu-dev-1')).toContain('image-policy');
     expect(modules(files, 'acme-us-dev-1')).not.toContain('image-policy'); // opted out
