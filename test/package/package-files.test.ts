@@ -39,6 +39,7 @@ describe('npm pack: the package file list', () => {
     for (const needed of [
       'package.json',
       'README.md',
+      'CHANGELOG.md',
       'LICENSE',
       'bin/kyma-fleet.js',
       'lib/src/cli/main.js',
@@ -59,7 +60,7 @@ describe('npm pack: the package file list', () => {
     );
     expect(unwanted).toEqual([]);
     // Every file is one of the listed kinds: nothing slips in through a broad pattern.
-    const allowed = /^(package\.json|README\.md|LICENSE|bin\/kyma-fleet\.js|lib\/(src|charts|imports)\/.+\.js|lib\/generated\/fleet-validators\.js|lib\/scripts\/write-fleet-schemas\.js|schemas\/[a-z]+\.json|schemas\/output\/[a-z-]+\.schema\.json)$/;
+    const allowed = /^(package\.json|README\.md|CHANGELOG\.md|LICENSE|bin\/kyma-fleet\.js|lib\/(src|charts|imports)\/.+\.js|lib\/generated\/fleet-validators\.js|lib\/scripts\/write-fleet-schemas\.js|schemas\/[a-z]+\.json|schemas\/output\/[a-z-]+\.schema\.json)$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
   });
 
