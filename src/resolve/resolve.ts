@@ -20,7 +20,7 @@ export type Source =
       readonly layer: LayerKind;
       readonly name: string;
       readonly file: string;
-      /** Path inside the file, e.g. ['spec','extensions','falco','enabled']. */
+      /** Path inside the file, e.g. ['spec','extensions','<extension>','enabled']. */
       readonly docPath: DocPath;
       readonly line: number;
       readonly col: number;
@@ -294,8 +294,8 @@ function fillDefaults(value: Rec, defaults: Rec): Rec {
   const filled: Rec = {};
   for (const [k, d] of Object.entries(defaults)) {
     if (d === undefined) continue;
-    // An empty list counts as unset: e.g. every destination disabled gets the default one, as
-    // the Falco mutator would add it (anything else would drift).
+    // An empty list counts as unset: a list the layers emptied gets the extension's default, as
+    // an admission mutator would add it (anything else would drift).
     if (value[k] === undefined || (Array.isArray(value[k]) && (value[k] as unknown[]).length === 0)) filled[k] = d;
     else if (isRec(value[k]) && isRec(d)) {
       const inner = fillDefaults(value[k] as Rec, d);
@@ -331,7 +331,7 @@ function flattenValue(value: unknown, base: string[], specs: readonly KeyedList[
   return out;
 }
 
-/** Human form of a resolved path: extensions.registry-cache.caches[upstream=docker.io].volume.size */
+/** Human form of a resolved path: extensions.<extension>.caches[upstream=docker.io].volume.size */
 export function displayPath(path: readonly string[]): string {
   let out = '';
   for (const seg of path) {

@@ -1,6 +1,6 @@
 // Rules that only make sense on the merged result of all layers: fleet policies, extensions that
-// are configured but never enabled, and each extension's resolved rules (e.g. Falco destination
-// combinations). Diagnostics point at the file and line that set the offending value.
+// are configured but never enabled, and each extension's resolved rules (e.g. combinations of values
+// that only the merged result shows). Diagnostics point at the file and line that set the offending value.
 
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin, RuleReporter } from '../extensions/types';

@@ -1,5 +1,5 @@
-// Name checks of the Falco rules (ConfigMap and Secret names), worded like registry-cache's
-// through the shared apimachinery messages of src/lib/k8s-names.ts.
+// Name checks of the Falco rules (ConfigMap and Secret names), worded like the other extensions'
+// name checks, through the shared apimachinery messages of src/lib/k8s-names.ts.
 
 import { quote } from '../../lib/diagnostics';
 import { dns1123SubdomainErrors } from '../../lib/k8s-names';
