@@ -220,4 +220,20 @@ export interface ExtensionPlugin<State = unknown> {
   readonly snapshot?: SnapshotHook;
   /** Upstream code pinned in the tests to judge this extension's output (`kyma-fleet version`). */
   readonly testedAgainst?: readonly UpstreamPin[];
+  /** What `kyma-fleet init` writes for this extension in a new fleet repository; absent: init leaves it out. */
+  readonly scaffold?: ScaffoldText;
+}
+
+/** An extension's part of the files `kyma-fleet init` writes (YAML text, each line ending in a newline). */
+export interface ScaffoldText {
+  /** How the generated README names the extension, e.g. "Registry Cache". */
+  readonly displayName: string;
+  /** Its fleet options under `Fleet.spec`, indented two spaces (written before `gitops:`). */
+  readonly fleetOptions?: string;
+  /** Its entry under `spec.defaults.extensions` of fleet.yaml, indented six spaces. */
+  readonly defaults: string;
+  /** Its entry under `spec.settings.extensions` of the production group, indented six spaces. */
+  readonly productionGroup?: string;
+  /** What the production group gives a runtime through it, for the group's header comment. */
+  readonly productionSummary?: string;
 }

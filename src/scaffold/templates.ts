@@ -5,8 +5,29 @@
 // workflow above all), kept in one place so a test can compare it with examples/ and docs/ci.md;
 // several engineers add jobs to it, so it is not split while they do (issue 18).
 
+import { EXTENSIONS } from '../extensions';
+import type { ScaffoldText } from '../extensions/types';
 import { API_VERSION, type FleetKind } from '../validate/schema';
 import { yamlString } from './names';
+
+/** The extensions' parts of what init writes (ScaffoldText), in registry order. */
+function scaffolds(): ScaffoldText[] {
+  return EXTENSIONS.flatMap((e) => (e.scaffold ? [e.scaffold] : []));
+}
+
+/** `# `-comment lines of at most 96 characters holding `text`. */
+function commentLines(text: string): string {
+  const lines: string[] = [];
+  let line = '#';
+  for (const word of text.split(' ')) {
+    if (line.length + 1 + word.length > 96 && line !== '#') {
+      lines.push(line);
+      line = '#';
+    }
+    line += ` ${word}`;
+  }
+  return [...lines, line].join('\n') + '\n';
+}
 
 /** Where the editor schemas live relative to the repository root (as `npm run schemas` writes them). */
 export const SCHEMAS_FOLDER = 'schemas';
@@ -63,7 +84,7 @@ export function runtimeYaml(t: RuntimeTemplate): string {
   return lines.join('\n') + '\n';
 }
 
-/** `fleet/fleet.yaml`: channel regular, a few modules, one docker.io cache, Falco off, Flux wiring. */
+/** `fleet/fleet.yaml`: channel regular, a few modules, each extension's defaults (ScaffoldText), Flux wiring. */
 export function fleetYaml(name: string, schemaRef = `../${SCHEMAS_FOLDER}/${schemaFileName('Fleet')}`): string {
   return `${schemaComment(schemaRef)}
 # Fleet-wide options and the defaults every runtime starts from (the lowest layer). Groups in
@@ -80,10 +101,7 @@ spec:
   # the KCP; a Secret pointing elsewhere is refused. Set it to your landscape's runtime API server domain.
   skrApiServers:
     - "*.kyma.ondemand.com"
-  kim:
-    # false: KIM's RegistryCacheConfig controller is off, so kcp/ Runtime fragments carry the caches.
-    registryCacheSync: false
-  # GitOps wiring in dist/gitops/flux/: one Flux Kustomization per runtime and target. Create the
+${scaffolds().map((x) => x.fleetOptions ?? '').join('')}  # GitOps wiring in dist/gitops/flux/: one Flux Kustomization per runtime and target. Create the
   # GitRepository named here (holding this repository) and one Kustomization for ./dist/gitops/flux.
   gitops:
     flux:
@@ -100,26 +118,20 @@ spec:
       - name: istio
       - name: btp-operator
     extensions:
-      registry-cache:
-        enabled: true
-        caches:
-          # Pull-through cache for Docker Hub on every runtime (each cache is a volume on the Shoot).
-          - upstream: docker.io
-            volume:
-              size: 20Gi
-            garbageCollection:
-              ttl: 168h
-      falco:
-        enabled: false
-`;
+${scaffolds().map((x) => x.defaults).join('')}`;
 }
 
-/** `fleet/groups/production.yaml`: a larger cache and Falco for runtimes labelled tier: production. */
+/** The production group's `extensions:` block, or nothing when no extension has production settings. */
+function productionExtensions(): string {
+  const entries = scaffolds().map((x) => x.productionGroup ?? '').join('');
+  return entries === '' ? '' : `    extensions:\n${entries}`;
+}
+
+/** `fleet/groups/production.yaml`: telemetry and each extension's production settings, for runtimes labelled tier: production. */
 export function productionGroupYaml(schemaRef = `../../${SCHEMAS_FOLDER}/${schemaFileName('RuntimeGroup')}`): string {
+  const summaries = scaffolds().flatMap((x) => (x.productionSummary ? [x.productionSummary] : []));
   return `${schemaComment(schemaRef)}
-# Production runtimes (label tier: production): a larger Docker Hub cache and Falco runtime
-# security with the standard rules, reporting to the Gardener logging stack.
-apiVersion: ${API_VERSION}
+${commentLines(`Production runtimes (label tier: production): ${summaries.length > 0 ? summaries.join(' and ') : 'the Kyma telemetry module'}.`)}apiVersion: ${API_VERSION}
 kind: RuntimeGroup
 metadata:
   name: production
@@ -132,20 +144,7 @@ spec:
   settings:
     modules:
       - name: telemetry
-    extensions:
-      registry-cache:
-        caches:
-          - upstream: docker.io
-            volume:
-              size: 50Gi
-      falco:
-        enabled: true
-        rules:
-          standard:
-            - falco-rules
-        destinations:
-          - name: logging
-`;
+${productionExtensions()}`;
 }
 
 /** The Shoot name KEB gives a runtime: "c-" and the first 7 characters of a (random) ID. */
@@ -474,7 +473,7 @@ export function fleetPackageJson(name: string, kymaFleetVersion: string, kymaFle
 export function fleetReadme(name: string, kymaFleetVersion: string, kymaFleetFrom: string = kymaFleetVersion): string {
   return `# ${name}
 
-The Kyma fleet configuration of ${name}: which Gardener extensions (Registry Cache, Falco) and Kyma
+The Kyma fleet configuration of ${name}: which Gardener extensions (${scaffolds().map((x) => x.displayName).join(', ')}) and Kyma
 modules each Kyma runtime gets. kyma-fleet validates it
 and renders plain manifests into \`dist/\`, which Flux (or Argo CD) applies.
 

@@ -9,6 +9,7 @@ import { type FalcoState, falcoProfilePath, prepareFalcoState } from './profile'
 import { validateLayer, validateResolved } from './rules';
 import { falcoProfileOptionSchema, falcoSchema, falcoUnknownFieldHints } from './schema';
 import { falcoServiceConfigSchema } from './provider-config-schema';
+import { falcoScaffold } from './scaffold';
 import { falcoSnapshot } from './snapshot';
 
 export type { FalcoState } from './profile';
@@ -34,4 +35,5 @@ export const falcoExtension: ExtensionPlugin<FalcoState> = {
   render: renderFalco,
   providerConfigSchema: falcoServiceConfigSchema,
   snapshot: falcoSnapshot,
+  scaffold: falcoScaffold,
 };

@@ -12,6 +12,7 @@ import { validateLayer, validateResolved } from './rules';
 import { registryCacheSchema } from './schema';
 import { registryConfigSchema } from './provider-config-schema';
 import { registryCacheStatus } from './status';
+import { registryCacheScaffold } from './scaffold';
 import { registryCacheTestedAgainst } from './tested-against';
 
 export const registryCacheExtension: ExtensionPlugin<RegistryCacheState> = {
@@ -37,4 +38,5 @@ export const registryCacheExtension: ExtensionPlugin<RegistryCacheState> = {
   status: registryCacheStatus,
   shootDrift: registryCacheDrift,
   testedAgainst: registryCacheTestedAgainst,
+  scaffold: registryCacheScaffold,
 };
