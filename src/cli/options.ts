@@ -1,6 +1,6 @@
 // Options and argument parsing shared by several commands.
 
-import { Option } from 'commander';
+import { Command, Option } from 'commander';
 import { kubeconfigSource, readKubeconfigHead } from '../lib/kubeconfig-files';
 import { defaultCacheDir } from '../load/parse-cache';
 
@@ -96,4 +96,31 @@ export function timeoutOption(value: string | undefined, dfltSeconds: number): n
     throw new UsageError(`--timeout must be a number of seconds above 0 and at most 3600 (got ${JSON.stringify(value)})`);
   }
   return Math.round(t * 1000);
+}
+
+/**
+ * A command that only groups sub-commands (`kyma-fleet catalog refresh`, `import runtimes`): run bare,
+ * or with a word it does not know, it is a usage error that names what it supports.
+ */
+export function groupCommand(
+  name: string,
+  description: string,
+  words: { readonly noun: 'action' | 'subject'; readonly argument: string; readonly help: string; readonly supported: readonly string[] },
+  output: { writeOut: (text: string) => void; writeErr: (text: string) => void },
+): Command {
+  const first = words.supported[0]!;
+  return new Command(name)
+    .description(description)
+    .usage(`${first} [options]`)
+    .argument(`[${words.argument}]`, words.help)
+    .allowExcessArguments()
+    .exitOverride()
+    .configureOutput(output)
+    .action((word: string | undefined) => {
+      throw new UsageError(
+        word === undefined
+          ? `kyma-fleet ${name} needs ${words.noun === 'action' ? 'an action' : 'a subject'}: kyma-fleet ${name} ${first} ...`
+          : `unknown ${words.noun} ${JSON.stringify(word)}; kyma-fleet ${name} supports: ${words.supported.join(', ')}`,
+      );
+    });
 }

@@ -15,7 +15,7 @@ import { fleetKcpNamespace } from '../../onboard/fleet-spec';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../onboard/source';
 import { onboardingSource, printReadWarnings, stopWith } from './import';
 import { CATALOG_PATH } from '../../validate/module-catalog';
-import { contextOption, fleetOption, kubeconfigOption, outputOption, UsageError } from '../options';
+import { contextOption, fleetOption, kubeconfigOption, groupCommand, outputOption } from '../options';
 import { plural, type Streams } from '../report';
 
 interface CatalogFlags {
@@ -30,16 +30,12 @@ interface CatalogFlags {
 
 export function catalogCommand(streams: Streams, setExit: (code: number) => void): Command {
   const output = { writeOut: streams.out, writeErr: streams.err };
-  const cmd = new Command('catalog')
-    .description('the module catalog of the KCP: kyma-fleet catalog refresh (--from DIR | --kubeconfig FILE)')
-    .usage('refresh [options]')
-    .argument('[action]', 'what to do: refresh')
-    .allowExcessArguments()
-    .exitOverride()
-    .configureOutput(output)
-    .action((action: string | undefined) => {
-      throw new UsageError(action === undefined ? 'kyma-fleet catalog needs an action: kyma-fleet catalog refresh ...' : `unknown action ${JSON.stringify(action)}; kyma-fleet catalog supports: refresh`);
-    });
+  const cmd = groupCommand(
+    'catalog',
+    'the module catalog of the KCP: kyma-fleet catalog refresh (--from DIR | --kubeconfig FILE)',
+    { noun: 'action', argument: 'action', help: 'what to do: refresh', supported: ['refresh'] },
+    output,
+  );
   cmd.addCommand(
     new Command('refresh')
       .description(`write <fleet>/${CATALOG_PATH} (module names and channels) from the KCP's ModuleReleaseMeta objects; validation then refuses modules and channels it does not list`)

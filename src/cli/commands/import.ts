@@ -15,7 +15,7 @@ import { DEFAULT_LABEL_RULES, parseLabelRules } from '../../onboard/runtime-cr';
 import { DEFAULT_TIMEOUT_SECONDS, dumpSource, liveSource, readsDump, type SourceFlags } from '../../onboard/source';
 import type { ObjectSource } from '../../observe/object-reader';
 import { fleetKcpNamespace } from '../../onboard/fleet-spec';
-import { contextOption, evaluationTime, fleetOption, kubeconfigOption, liveKubeconfig, nowOption, outputOption, UsageError } from '../options';
+import { contextOption, evaluationTime, fleetOption, kubeconfigOption, liveKubeconfig, nowOption, groupCommand, outputOption, UsageError } from '../options';
 import { failureDocument, printJson } from '../json-output';
 import { plural, printDiagnostics, type Streams } from '../report';
 
@@ -77,16 +77,12 @@ interface ImportFlags {
 
 export function importCommand(streams: Streams, setExit: (code: number) => void): Command {
   const output = { writeOut: streams.out, writeErr: streams.err };
-  const cmd = new Command('import')
-    .description('onboard from the Kyma Control Plane: kyma-fleet import runtimes (--from DIR | --kubeconfig FILE) --project PROJECT')
-    .usage('runtimes [options]')
-    .argument('[what]', 'what to import: runtimes')
-    .allowExcessArguments()
-    .exitOverride()
-    .configureOutput(output)
-    .action((what: string | undefined) => {
-      throw new UsageError(what === undefined ? 'kyma-fleet import needs a subject: kyma-fleet import runtimes ...' : `unknown subject ${JSON.stringify(what)}; kyma-fleet import supports: runtimes`);
-    });
+  const cmd = groupCommand(
+    'import',
+    'onboard from the Kyma Control Plane: kyma-fleet import runtimes (--from DIR | --kubeconfig FILE) --project PROJECT',
+    { noun: 'subject', argument: 'what', help: 'what to import: runtimes', supported: ['runtimes'] },
+    output,
+  );
   cmd.addCommand(importRuntimesCommand(streams, setExit).showHelpAfterError('(run with --help for usage)').exitOverride().configureOutput(output));
   return cmd;
 }

@@ -13,7 +13,7 @@ import { readFleetSpec } from '../../onboard/fleet-spec';
 import { refreshSnapshot, snapshotOptions, type SnapshotRefresh, snapshotTargets } from '../../onboard/profile-refresh';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../onboard/source';
 import { onboardingSource } from './import';
-import { contextOption, evaluationTime, fleetOption, kubeconfigOption, nowOption, outputOption, UsageError } from '../options';
+import { contextOption, evaluationTime, fleetOption, kubeconfigOption, nowOption, groupCommand, outputOption } from '../options';
 import type { Streams } from '../report';
 import { printReadWarnings, stopWith } from './import';
 
@@ -31,16 +31,12 @@ interface ProfileFlags {
 
 export function profileCommand(streams: Streams, setExit: (code: number) => void): Command {
   const output = { writeOut: streams.out, writeErr: streams.err };
-  const cmd = new Command('profile')
-    .description('snapshots of cluster objects the fleet checks against: kyma-fleet profile refresh (--from DIR | --kubeconfig FILE)')
-    .usage('refresh [options]')
-    .argument('[action]', 'what to do: refresh')
-    .allowExcessArguments()
-    .exitOverride()
-    .configureOutput(output)
-    .action((action: string | undefined) => {
-      throw new UsageError(action === undefined ? 'kyma-fleet profile needs an action: kyma-fleet profile refresh ...' : `unknown action ${JSON.stringify(action)}; kyma-fleet profile supports: refresh`);
-    });
+  const cmd = groupCommand(
+    'profile',
+    'snapshots of cluster objects the fleet checks against: kyma-fleet profile refresh (--from DIR | --kubeconfig FILE)',
+    { noun: 'action', argument: 'action', help: 'what to do: refresh', supported: ['refresh'] },
+    output,
+  );
   cmd.addCommand(
     new Command('refresh')
       .description(`rewrite the snapshot files fleet.yaml names (${snapshotOptions().join(', ')}) from the Garden cluster; print what appeared, expired or vanished and the runtimes it affects`)
