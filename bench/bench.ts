@@ -207,7 +207,7 @@ interface RunRecord {
   load1: number;
   /** Files the run really wrote (new inodes in dist/ for noop and one-changed; else the CLI summary). */
   filesWritten: number | null;
-  /** "M files" of the CLI summary (moved, unchanged files included). */
+  /** "M files" of the CLI summary (files with new or changed content; kept and moved files are not counted). */
   cliFilesWritten: number | null;
   /** First line of the command's stdout (the CLI's summary, or plain-cdk8s's JSON). */
   output: string;
@@ -839,8 +839,8 @@ function markdown(meta: Meta, results: readonly SizeResult[], rs: readonly Ratio
     if (r.oneChanged) L.push(`- N=${r.n} one-changed: ${r.oneChanged}.`);
   }
   L.push(
-    '- files written: cold, the CLI summary; noop and one-changed, the files of dist/ with a new inode after the run (the CLI summary also counts ' +
-      'unchanged files moved from the old tree: see results.json, runs[].cliFilesWritten); baselines, the files in their output folder.',
+    '- files written: cold, the CLI summary; noop and one-changed, the files of dist/ with a new inode after the run (the CLI summary counts ' +
+      'only files with new or changed content: see results.json, runs[].cliFilesWritten); baselines, the files in their output folder.',
   );
   if (rs.some((x) => x.name.startsWith('floor'))) {
     L.push(
