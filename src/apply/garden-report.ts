@@ -5,12 +5,11 @@
 // admission refused (Failed, with the server's message) from one that drifted after it was applied.
 // Written atomically (temporary file, fsync, rename) under the status folder's lock.
 
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
 import { sha256 } from '../lib/digest';
-import { fsyncDir } from '../write/fsync';
+import { writeFileAtomic } from '../write/fsync';
 import type { ShootExtensionEntry } from './shoot-entries';
 
 export const GARDEN_REPORT_FILE = 'garden-apply.json';
@@ -93,22 +92,11 @@ export function mergeGardenReport(previous: GardenApplyReport | undefined, fleet
 
 /** Writes the report atomically; a problem (one line) when it cannot. */
 export function writeGardenReport(statusDir: string, report: GardenApplyReport): string | undefined {
-  const target = path.join(statusDir, GARDEN_REPORT_FILE);
-  const tmp = path.join(statusDir, `.${GARDEN_REPORT_FILE}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     fs.mkdirSync(statusDir, { recursive: true });
-    const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o644);
-    try {
-      fs.writeFileSync(fd, JSON.stringify(report, null, 2) + '\n');
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, target);
-    fsyncDir(statusDir);
+    writeFileAtomic(path.join(statusDir, GARDEN_REPORT_FILE), JSON.stringify(report, null, 2) + '\n');
     return undefined;
   } catch (e) {
-    fs.rmSync(tmp, { force: true });
     return `cannot write ${GARDEN_REPORT_FILE} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
   }
 }

@@ -4,8 +4,6 @@
 // job to attach next to the capped comment. Exit 0 whether or not there are changes, unless
 // --exit-code: then 1 when there are changes, as `git diff --exit-code` and `kubectl diff` do.
 
-import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { ExitCode } from '../../lib/diagnostics';
@@ -16,6 +14,7 @@ import { diffDist } from '../../run/synth';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
 import { failureDocument, printJson, problemJson } from '../json-output';
 import { printDiagnostics, printProblem, type Streams } from '../report';
+import { writeFileAtomic } from '../../write/fsync';
 
 /** The exit code of `diff --exit-code` when there are changes (git's and kubectl's). */
 export const EXIT_CHANGES = 1;
@@ -32,19 +31,10 @@ interface DiffFlags {
 
 /** Writes `text` to `file` through a temporary file beside it and a rename; an error message, or undefined. */
 function writeFileAtomically(file: string, text: string): string | undefined {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
-    const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o644);
-    try {
-      fs.writeFileSync(fd, text);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, file);
+    writeFileAtomic(file, text);
     return undefined;
   } catch (e) {
-    fs.rmSync(tmp, { force: true });
     return (e as Error).message;
   }
 }
