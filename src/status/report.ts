@@ -10,7 +10,7 @@ import type { ResolvedRuntime } from '../resolve/resolve';
 import { cmp } from '../lib/diagnostics';
 import { renderRuntime } from '../render/render-runtime';
 import type { ClusterRole, Observation, ObservedRuntime, RuntimeRef } from '../observe/observed';
-import { compareInventory } from '../observe/inventory';
+import { compareInventory, type InventoryComparison } from '../observe/inventory';
 import { renderStatusPage } from './html-page';
 import { withInventorySection } from './inventory-section';
 import { deriveStatus, isEnabledInFleet } from './states';
@@ -59,6 +59,8 @@ export interface StatusReport {
   readonly files: ReadonlyMap<string, string>;
   /** Previous files that were ignored. */
   readonly warnings: ReadonlyArray<{ readonly file: string; readonly message: string }>;
+  /** The KCP's Runtime CRs against the fleet; absent when the source did not read them all. */
+  readonly inventory?: InventoryComparison;
 }
 
 export function buildStatusReport(input: StatusReportInput): StatusReport {
@@ -94,7 +96,7 @@ export function buildStatusReport(input: StatusReportInput): StatusReport {
   const inventory = input.observation.inventory ? compareInventory([...refs.values()], input.observation.inventory) : undefined;
   files.set(SUMMARY_FILE, inventory ? withInventorySection(formatSummary(records, facts), inventory) : formatSummary(records, facts));
   if (input.html) files.set(STATUS_PAGE_FILE, renderStatusPage(records, facts, inventory));
-  return { records, files, warnings };
+  return { records, files, warnings, ...(inventory ? { inventory } : {}) };
 }
 
 /** A runtime the source reported nothing about: every cluster unread. */

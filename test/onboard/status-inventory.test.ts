@@ -38,6 +38,14 @@ describe('status: the KCP and the fleet', () => {
     expect(read('status.html')).toContain(`<td>${OUTSIDE}</td>`);
   });
 
+  it('carries the same comparison in status --output json', async () => {
+    const r = await fx.run(['status', '--from', 'dump', '--write', 'out', '--output', 'json', '--now', NOW]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { inventory?: { namespace: string; managed: number; unmanaged: Array<{ runtimeID: string; object: string; shootName?: string }>; missing: unknown[] } };
+    expect(doc.inventory).toMatchObject({ namespace: 'kcp-system', managed: 7, missing: [] });
+    expect(doc.inventory!.unmanaged).toEqual([expect.objectContaining({ runtimeID: OUTSIDE, object: `kcp-system/${OUTSIDE}`, shootName: 'c-5e4d3c2' })]);
+  });
+
   it('lists a fleet runtime whose Runtime CR the KCP lacks', async () => {
     const file = path.join(fx.dir, 'dump/kcp/runtimes.yaml');
     const list = parse(fs.readFileSync(file, 'utf8')) as { items: Array<{ metadata: { name: string } }> };
@@ -53,6 +61,8 @@ describe('status: the KCP and the fleet', () => {
     const r = await status();
     expect(r.code, r.stderr).toBe(0);
     expect(read('SUMMARY.md')).not.toContain('## The KCP and the fleet');
+    const json = await fx.run(['status', '--from', 'dump', '--write', 'out', '--output', 'json', '--now', NOW]);
+    expect(JSON.parse(json.stdout)).not.toHaveProperty('inventory');
   });
 });
 

@@ -167,6 +167,16 @@ async function observeAndWrite(run: StatusRun): Promise<number> {
           runtimes: report.records.length,
           counts,
           status: report.records,
+          ...(report.inventory
+            ? {
+                inventory: {
+                  namespace: report.inventory.namespace,
+                  managed: report.inventory.managed,
+                  unmanaged: report.inventory.unmanaged,
+                  missing: report.inventory.missing.map((r) => ({ name: r.name, runtimeID: r.runtimeID })),
+                },
+              }
+            : {}),
           warnings: [
             ...observation.warnings,
             ...previous.problems.map((p) => ({ where: `${display}${p.file}`, pointer: '', message: p.message })),
