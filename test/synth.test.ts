@@ -11,6 +11,7 @@ import { loadFleet } from '../src/load/load';
 import { resolveFleet } from '../src/resolve/resolve';
 import { validateFleet } from '../src/validate/validate';
 import { renderFleet } from '../src/render/render-fleet';
+import { shardOf } from '../src/gitops/gitops';
 import { writeDist } from '../src/write/dist-writer';
 import { readCurrentDist } from './helpers/read-dist';
 import { BIN, FleetFixture, NOW, REPO, runBinary, testProcessEnv } from './helpers/fleet-fixture';
@@ -129,7 +130,7 @@ describe('synth safety', () => {
     const r = fx.runBinary(['synth', '--now', NOW]);
     expect(r.code).toBe(0);
     expect(fs.existsSync(path.join(fx.dir, 'dist/runtimes/acme-us-dev-2'))).toBe(false);
-    expect(fs.existsSync(path.join(fx.dir, 'dist/gitops/flux/acme-us-dev-2-skr.yaml'))).toBe(false);
+    expect(fs.existsSync(path.join(fx.dir, `dist/gitops/flux/shards/${shardOf('acme-us-dev-2', 256)}/acme-us-dev-2-skr.yaml`))).toBe(false);
     const all = spawnSync('grep', ['-rl', 'acme-us-dev-2', path.join(fx.dir, 'dist')], { encoding: 'utf8' });
     expect(all.stdout).toBe('');
   });

@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { EXTENSIONS } from '../extensions';
 import { ExitCode } from '../lib/diagnostics';
 import { packageVersion } from '../lib/version';
+import { registerCommand } from './commands/register';
 import { applyCommand } from './commands/apply';
 import { completionCommand } from './commands/completion';
 import { diffCommand } from './commands/diff';
@@ -49,6 +50,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
   program.addCommand(statusCommand(streams, setExit));
   program.addCommand(rolloutCommand(streams, setExit));
   program.addCommand(applyCommand(streams, setExit));
+  program.addCommand(registerCommand(streams, setExit));
   program.addCommand(initCommand(streams, setExit));
   program.addCommand(newCommand(streams, setExit));
   program.addCommand(versionCommand(streams, setExit));

@@ -59,15 +59,27 @@ export const GITOPS_OPTIONS_SCHEMA: Record<string, unknown> = {
   title: 'GitOps wiring',
   description:
     'How dist/ is wired into Flux and Argo CD: one Flux Kustomization, or one Argo CD Application ' +
-    '(from an ApplicationSet), per runtime and target, written under dist/gitops/.',
+    '(from an ApplicationSet), per runtime and target, in shards, written under dist/gitops/.',
   additionalProperties: false,
   properties: {
+    shards: {
+      type: 'integer',
+      enum: [1, 16, 256, 4096],
+      default: 256,
+      description:
+        'How many shards the runtimes are spread over (by the SHA-256 of their name, so a runtime never moves ' +
+        'while this stays the same). Flux: one Kustomization per shard between the root and the runtime ' +
+        'Kustomizations; Argo CD: one Application per shard between the root and three ApplicationSets. Keeps every object a user ' +
+        'bootstraps and every inventory bounded; at most 1000 runtimes may share a shard. Changing it moves ' +
+        'runtimes between shards (their objects on the clusters stay: docs/applying.md). @default 256',
+    },
     flux: {
       type: 'object',
       additionalProperties: false,
       description:
-        'Flux Kustomizations (kustomize.toolkit.fluxcd.io/v1) in dist/gitops/flux/, one per runtime and ' +
-        'target. Point one bootstrap Kustomization at <path>/gitops/flux to create them all.',
+        'Flux Kustomizations (kustomize.toolkit.fluxcd.io/v1) in dist/gitops/flux/: one per shard, and one per ' +
+        'runtime and target under dist/gitops/flux/shards/. Point one bootstrap Kustomization at ' +
+        '<path>/gitops/flux to create them all.',
       properties: {
         enabled: { type: 'boolean', default: true, description: 'Write dist/gitops/flux/. @default true' },
         namespace: str(
@@ -129,8 +141,9 @@ export const GITOPS_OPTIONS_SCHEMA: Record<string, unknown> = {
       type: 'object',
       additionalProperties: false,
       description:
-        'Argo CD ApplicationSets (argoproj.io/v1alpha1) in dist/gitops/argocd/, one per target, generating ' +
-        'one Application per runtime from dist/gitops/argocd/runtimes/<name>.json.',
+        'Argo CD ApplicationSets (argoproj.io/v1alpha1) in dist/gitops/argocd/, one per shard and target, ' +
+        'generating one Application per runtime from dist/gitops/argocd/shards/<id>/<name>.json; SKR ' +
+        'Applications only for runtimes whose cluster is registered (kyma-fleet register argocd). Argo CD 3.2 or later.',
       properties: {
         enabled: { type: 'boolean', default: false, description: 'Write dist/gitops/argocd/. @default false' },
         namespace: str(MAX_NAMESPACE_LENGTH, 'Namespace of the ApplicationSets (where Argo CD runs). @default argocd', {
@@ -157,7 +170,7 @@ export const GITOPS_OPTIONS_SCHEMA: Record<string, unknown> = {
         ),
         skrClusterName: str(
           MAX_NAME_LENGTH,
-          'Argo CD cluster name of each runtime (the name in its cluster Secret). Placeholders: {{name}} ' +
+          'Argo CD cluster name of each runtime: the name `kyma-fleet register argocd` gives its cluster Secret. Placeholders: {{name}} ' +
             '(runtime name) and {{runtimeID}} (lowercase runtime ID); at least one is required. ' +
             '@default kyma-{{runtimeID}}',
           { default: 'kyma-{{runtimeID}}', examples: ['kyma-{{runtimeID}}', 'skr-{{name}}'] },

@@ -1,62 +1,39 @@
 // dist/gitops/: the wiring that makes Flux or Argo CD apply dist/runtimes/<name>/<target>/.
 // Pure: options and runtimes in, a map of relPath (under dist/) -> object out; no I/O, no clock.
-// One Flux Kustomization or Argo CD Application per runtime and target (no inventory grows with
-// the fleet); every choice of fields, with the upstream documents they were checked against:
-// docs/architecture.md, "The GitOps wiring".
+// Runtimes are spread over shards (./shards.ts) so that every object a user bootstraps and every
+// inventory stays bounded at any fleet size; Flux in ./flux-wiring.ts, Argo CD in ./argocd-wiring.ts.
+// Every choice of fields, with the upstream documents it was checked against: docs/architecture.md,
+// "The GitOps wiring".
 
-import { createHash } from 'node:crypto';
-import * as ArgoCD from '../../imports/argoproj.io';
-import { Kustomization, KustomizationSpecDeletionPolicy, KustomizationSpecSourceRefKind } from '../../imports/kustomize.toolkit.fluxcd.io';
 import { cmp } from '../lib/diagnostics';
 import { isDNS1123Label } from '../lib/k8s-names';
-import { expandClusterName } from './gitops-rules';
+import { argoListFiles, argoRuntimeData, argoRuntimeFile } from './argocd-wiring';
+import { fluxListFiles, fluxRuntimeFile, fluxRuntimeKustomization } from './flux-wiring';
 import { GITOPS_DEFAULTS, type SourceKind } from './gitops-schema';
+import { DEFAULT_SHARDS, groupByShard, SHARD_COUNTS, type ShardCount, shardOf } from './shards';
+import {
+  GITOPS_TARGETS,
+  type GitopsOptions,
+  type GitopsRuntime,
+  gitopsObjectName,
+  WIRED_TARGETS,
+  wiredTargets,
+} from './wiring-common';
 
 export { GITOPS_DEFAULTS, GITOPS_OPTIONS_SCHEMA, type SourceKind } from './gitops-schema';
 export { gitopsOptionProblems, type GitopsOptionProblem } from './gitops-rules';
-
-/** The target folders of a runtime (render-runtime.ts Target); garden/ is never wired. */
-export type GitopsTarget = 'skr' | 'skr-config' | 'kcp' | 'garden';
-export const GITOPS_TARGETS: readonly GitopsTarget[] = ['skr', 'skr-config', 'kcp', 'garden'];
-/** The targets Flux and Argo CD apply. */
-const WIRED_TARGETS: readonly GitopsTarget[] = ['skr', 'skr-config', 'kcp'];
-
-/** `Fleet.spec.gitops` with every default applied. Optional fields stay unset when not written. */
-export interface GitopsOptions {
-  readonly flux: {
-    readonly enabled: boolean;
-    readonly namespace: string;
-    readonly sourceRef: { readonly kind: SourceKind; readonly name: string; readonly namespace?: string };
-    /** Without a trailing "/"; "." is the source root. */
-    readonly path: string;
-    readonly interval: string;
-    readonly retryInterval?: string;
-    readonly timeout?: string;
-    readonly prune: boolean;
-  };
-  readonly argocd: {
-    readonly enabled: boolean;
-    readonly namespace: string;
-    readonly project: string;
-    /** Required when enabled (gitopsOptionProblems reports it missing). */
-    readonly repoURL?: string;
-    readonly targetRevision: string;
-    /** Without a trailing "/"; "." is the repository root. */
-    readonly path: string;
-    readonly skrClusterName: string;
-    readonly kcpCluster: string;
-  };
-}
-
-export interface GitopsRuntime {
-  /** metadata.name of the KymaRuntime: the folder name under dist/runtimes/. */
-  readonly name: string;
-  readonly runtimeID: string;
-  /** The target folders written for this runtime. */
-  readonly targets: ReadonlyArray<GitopsTarget>;
-  /** The CRDs the objects of its skr-config/ need (names, sorted): what `<runtime>-skr` waits for. */
-  readonly waitFor?: readonly string[];
-}
+export {
+  GITOPS_NAME_MAX_LENGTH,
+  GITOPS_TARGETS,
+  type GitopsOptions,
+  type GitopsRuntime,
+  type GitopsTarget,
+  gitopsObjectName,
+  KUBECONFIG_KEY,
+  LABEL_RUNTIME_ID,
+  skrKubeconfigSecretName,
+} from './wiring-common';
+export { MAX_RUNTIMES_PER_SHARD, overfullShard, SHARD_COUNTS, type ShardCount, shardCountThatFits, shardOf } from './shards';
 
 type Rec = Record<string, unknown>;
 
@@ -97,6 +74,7 @@ export function resolveGitopsOptions(written: unknown, kcpNamespace: string): Gi
   const timeout = optString(f.timeout);
   const repoURL = optString(a.repoURL);
   return {
+    shards: (SHARD_COUNTS as readonly unknown[]).includes(w.shards) ? (w.shards as ShardCount) : DEFAULT_SHARDS,
     flux: {
       enabled: typeof f.enabled === 'boolean' ? f.enabled : d.flux.enabled,
       namespace: optString(f.namespace) ?? kcpNamespace,
@@ -120,46 +98,6 @@ export function resolveGitopsOptions(written: unknown, kcpNamespace: string): Gi
   };
 }
 
-/** Longest Kustomization / Application name: a label value (see the header). */
-export const GITOPS_NAME_MAX_LENGTH = 63;
-const HASH_LENGTH = 8;
-
-/**
- * Name of the Flux Kustomization and the Argo CD Application of one runtime and target:
- * `<name>-<target>` when it fits in 63 characters, else
- * `<name cut to 63 - |target| - 10 characters, trailing "-" dropped>-<sha256(name)[0:8]>-<target>`.
- * Deterministic, keeps the target visible, and distinct for distinct runtime names (up to a
- * 32-bit hash collision between names that share the kept prefix, which renderGitops rejects).
- */
-export function gitopsObjectName(runtimeName: string, target: GitopsTarget): string {
-  const full = `${runtimeName}-${target}`;
-  if (full.length <= GITOPS_NAME_MAX_LENGTH) return full;
-  const hash = createHash('sha256').update(runtimeName, 'utf8').digest('hex').slice(0, HASH_LENGTH);
-  const keep = GITOPS_NAME_MAX_LENGTH - target.length - HASH_LENGTH - 2;
-  const prefix = runtimeName.slice(0, keep).replace(/-+$/, '');
-  return `${prefix}-${hash}-${target}`;
-}
-
-/** The SKR kubeconfig Secret KIM writes in the KCP namespace (data key `config`). */
-export function skrKubeconfigSecretName(runtimeID: string): string {
-  return `kubeconfig-${runtimeID.toLowerCase()}`;
-}
-
-/** Data key of the kubeconfig in the SKR Secret (KIM). */
-export const KUBECONFIG_KEY = 'config';
-
-const LABEL_RUNTIME = 'kyma-fleet.dev/runtime';
-const LABEL_TARGET = 'kyma-fleet.dev/target';
-
-/** `base` + `/` + `rest`; base "." is the root: "./rest" for Flux, "rest" for Argo CD. */
-function joinPath(base: string, rest: string, rootPrefix: './' | ''): string {
-  return base === '.' ? `${rootPrefix}${rest}` : `${base}/${rest}`;
-}
-
-function wiredTargets(runtime: GitopsRuntime): GitopsTarget[] {
-  return WIRED_TARGETS.filter((t) => runtime.targets.includes(t));
-}
-
 function checkRuntimes(runtimes: readonly GitopsRuntime[]): GitopsRuntime[] {
   const sorted = [...runtimes].sort((a, b) => cmp(a.name, b.name));
   for (let i = 0; i < sorted.length; i++) {
@@ -174,146 +112,26 @@ function checkRuntimes(runtimes: readonly GitopsRuntime[]): GitopsRuntime[] {
   return sorted;
 }
 
-function kustomizeFile(resources: string[]): Rec {
-  return {
-    apiVersion: 'kustomize.config.k8s.io/v1beta1',
-    kind: 'Kustomization',
-    resources: [...resources].sort(cmp),
-  };
-}
-
-/** Flux's source kinds as the Kustomization CRD's enum: a source kind it does not know fails to compile. */
-const FLUX_SOURCE_KIND: Record<SourceKind, KustomizationSpecSourceRefKind> = {
-  GitRepository: KustomizationSpecSourceRefKind.GIT_REPOSITORY,
-  OCIRepository: KustomizationSpecSourceRefKind.OCI_REPOSITORY,
-  Bucket: KustomizationSpecSourceRefKind.BUCKET,
-};
-
-/** Built with the CRD's own types (imports/, `npm run import`); `manifest()` writes the wire names, fields sorted. */
-function fluxKustomization(runtime: GitopsRuntime, target: GitopsTarget, options: GitopsOptions): Rec {
-  const flux = options.flux;
-  const waitFor = target === 'skr' && runtime.targets.includes('skr-config') ? (runtime.waitFor ?? []) : [];
-  const skr = target === 'skr' || target === 'skr-config';
-  return Kustomization.manifest({
-    metadata: {
-      name: gitopsObjectName(runtime.name, target),
-      namespace: flux.namespace,
-      labels: { [LABEL_RUNTIME]: runtime.name, [LABEL_TARGET]: target },
-    },
-    spec: {
-      interval: flux.interval,
-      ...(flux.retryInterval !== undefined && { retryInterval: flux.retryInterval }),
-      ...(flux.timeout !== undefined && { timeout: flux.timeout }),
-      sourceRef: { ...flux.sourceRef, kind: FLUX_SOURCE_KIND[flux.sourceRef.kind] },
-      path: joinPath(flux.path, `runtimes/${runtime.name}/${target}`, './'),
-      prune: target === 'skr' ? false : flux.prune,
-      deletionPolicy: KustomizationSpecDeletionPolicy.ORPHAN,
-      ...(skr && { kubeConfig: { secretRef: { name: skrKubeconfigSecretName(runtime.runtimeID), key: KUBECONFIG_KEY } } }),
-      ...(waitFor.length > 0 && { healthChecks: waitFor.map((name) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name })) }),
-      ...(target === 'skr-config' && { dependsOn: [{ name: gitopsObjectName(runtime.name, 'skr') }] }),
-    },
-  }) as Rec;
-}
-
-/** Parameter of the generator JSON that holds the Application name of a target (a Go template identifier). */
-function appParam(target: GitopsTarget): string {
-  return `${target.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}App`;
-}
-
-/** Built with the CRD's own types like the Flux Kustomization (wire names such as `repoURL` come from `manifest()`). */
-function applicationSet(target: GitopsTarget, options: GitopsOptions): Rec {
-  const argo = options.argocd;
-  const repoURL = argo.repoURL;
-  if (repoURL === undefined) throw new Error('renderGitops: argocd.enabled needs argocd.repoURL (gitopsOptionProblems reports it)');
-  const destination = target === 'kcp' ? '{{.kcpCluster}}' : '{{.skrCluster}}';
-  const syncPolicy: ArgoCD.ApplicationSetSpecTemplateSpecSyncPolicy = {
-    automated: { prune: target !== 'skr', selfHeal: true },
-    syncOptions: ['ServerSideApply=true', 'CreateNamespace=false'],
-    // Until the module enabled in skr/ has installed the CRD, the apply of a config object fails: retry.
-    ...(target === 'skr-config' && { retry: { limit: -1, backoff: { duration: '30s', factor: 2, maxDuration: '10m' } } }),
-  };
-  return ArgoCD.ApplicationSet.manifest({
-    metadata: {
-      name: `kyma-fleet-${target}`,
-      namespace: argo.namespace,
-      labels: { [LABEL_TARGET]: target },
-    },
-    spec: {
-      goTemplate: true,
-      goTemplateOptions: ['missingkey=error'],
-      generators: [
-        {
-          git: {
-            repoUrl: repoURL,
-            revision: argo.targetRevision,
-            files: [{ path: joinPath(argo.path, 'gitops/argocd/runtimes/*.json', '') }],
-          },
-          selector: { matchExpressions: [{ key: appParam(target), operator: 'Exists' }] },
-        },
-      ],
-      syncPolicy: { preserveResourcesOnDeletion: true },
-      template: {
-        metadata: {
-          name: `{{.${appParam(target)}}}`,
-          labels: { [LABEL_RUNTIME]: '{{.name}}', [LABEL_TARGET]: target },
-        },
-        spec: {
-          project: argo.project,
-          source: {
-            repoUrl: repoURL,
-            targetRevision: argo.targetRevision,
-            path: joinPath(argo.path, `runtimes/{{.name}}/${target}`, ''),
-          },
-          destination: { name: destination },
-          syncPolicy,
-        },
-      },
-    },
-  }) as Rec;
-}
-
-/** Parameters of one runtime for the ApplicationSets (flat: selectors see top-level strings only). */
-function argoRuntimeData(runtime: GitopsRuntime, targets: readonly GitopsTarget[], options: GitopsOptions): Rec {
-  const skrCluster = expandClusterName(options.argocd.skrClusterName, runtime);
-  if (skrCluster === undefined) {
-    throw new Error(`renderGitops: argocd.skrClusterName ${JSON.stringify(options.argocd.skrClusterName)} is invalid (gitopsOptionProblems reports it)`);
-  }
-  // Keys in code-point order, so a writer that sorts keys changes nothing.
-  const data: Rec = {};
-  if (targets.includes('kcp')) data.kcpApp = gitopsObjectName(runtime.name, 'kcp');
-  data.kcpCluster = options.argocd.kcpCluster;
-  data.name = runtime.name;
-  data.runtimeID = runtime.runtimeID.toLowerCase();
-  if (targets.includes('skr')) data.skrApp = gitopsObjectName(runtime.name, 'skr');
-  data.skrCluster = skrCluster;
-  if (targets.includes('skr-config')) data.skrConfigApp = gitopsObjectName(runtime.name, 'skr-config');
-  return data;
-}
-
 /**
- * The files of dist/gitops/ that list every runtime or hold fleet-wide settings (the Flux and Argo CD
- * kustomizations, the ApplicationSets): they change only when the options or the set of runtimes
- * and their targets change.
+ * The files of dist/gitops/ that list runtimes or shards, or hold fleet-wide settings (the root lists,
+ * the shard Kustomizations and lists, the ApplicationSets): they change only when the options or the
+ * set of runtimes and their targets change.
  */
-export function gitopsListFiles(options: GitopsOptions): string[] {
+export function gitopsListFiles(runtimes: readonly { readonly name: string }[], options: GitopsOptions): string[] {
+  const shards = [...new Set(runtimes.map((r) => shardOf(r.name, options.shards)))].sort(cmp);
   const out: string[] = [];
-  if (options.flux.enabled) out.push('gitops/flux/kustomization.yaml');
+  if (options.flux.enabled) {
+    out.push('gitops/flux/kustomization.yaml');
+    for (const s of shards) out.push(`gitops/flux/shard-${s}.yaml`, `gitops/flux/shards/${s}/kustomization.yaml`);
+  }
   if (options.argocd.enabled) {
-    for (const t of WIRED_TARGETS) out.push(`gitops/argocd/applicationset-${t}.yaml`);
     out.push('gitops/argocd/kustomization.yaml');
+    for (const s of shards) {
+      out.push(`gitops/argocd/shard-${s}.yaml`, `gitops/argocd/shards/${s}/kustomization.yaml`);
+      for (const t of WIRED_TARGETS) out.push(`gitops/argocd/shards/${s}/applicationset-${t}.yaml`);
+    }
   }
   return out.sort(cmp);
-}
-
-/** The own files (runtimeGitopsFiles) of these runtimes, rendered: their Flux Kustomizations and Argo CD generator files. */
-function ownFiles(runtimes: readonly GitopsRuntime[], options: GitopsOptions): [string, Rec][] {
-  const files: [string, Rec][] = [];
-  for (const r of checkRuntimes(runtimes)) {
-    const wired = wiredTargets(r);
-    if (options.flux.enabled) for (const t of wired) files.push([`gitops/flux/${r.name}-${t}.yaml`, fluxKustomization(r, t, options)]);
-    if (options.argocd.enabled) files.push([`gitops/argocd/runtimes/${r.name}.json`, argoRuntimeData(r, wired, options)]);
-  }
-  return files;
 }
 
 /**
@@ -321,18 +139,31 @@ function ownFiles(runtimes: readonly GitopsRuntime[], options: GitopsOptions): [
  * generator file): what renderGitops leaves out for a `kept` runtime, whose files stay as they are.
  */
 export function runtimeGitopsFiles(runtime: GitopsRuntime, options: GitopsOptions): string[] {
+  const shard = shardOf(runtime.name, options.shards);
   const out: string[] = [];
-  if (options.flux.enabled) for (const t of wiredTargets(runtime)) out.push(`gitops/flux/${runtime.name}-${t}.yaml`);
-  if (options.argocd.enabled) out.push(`gitops/argocd/runtimes/${runtime.name}.json`);
+  if (options.flux.enabled) for (const t of wiredTargets(runtime)) out.push(fluxRuntimeFile(shard, runtime.name, t));
+  if (options.argocd.enabled) out.push(argoRuntimeFile(shard, runtime.name));
   return out;
+}
+
+/** The own files (runtimeGitopsFiles) of these runtimes, rendered. */
+function ownFiles(runtimes: readonly GitopsRuntime[], options: GitopsOptions): [string, Rec][] {
+  const files: [string, Rec][] = [];
+  for (const r of checkRuntimes(runtimes)) {
+    const shard = shardOf(r.name, options.shards);
+    if (options.flux.enabled) for (const t of wiredTargets(r)) files.push([fluxRuntimeFile(shard, r.name, t), fluxRuntimeKustomization(r, t, shard, options)]);
+    if (options.argocd.enabled) files.push([argoRuntimeFile(shard, r.name), argoRuntimeData(r)]);
+  }
+  return files;
 }
 
 /**
  * Renders dist/gitops/. Runtimes named in `kept` take part in every list and name check, but their
- * own files (runtimeGitopsFiles) are not rendered: the caller keeps them from the previous render. Keys are paths relative to dist/ (always "/"), in code-point order;
- * values are manifests, except gitops/argocd/runtimes/*.json (plain data for the Argo CD
- * generator, to be written as pretty JSON). Throws only on input the validators must have
- * refused (invalid or duplicate runtime names, missing required options, a name collision).
+ * own files (runtimeGitopsFiles) are not rendered: the caller keeps them from the previous render.
+ * Keys are paths relative to dist/ (always "/"), in code-point order; values are manifests, except
+ * gitops/argocd/shards/<id>/*.json (plain data for the Argo CD generator, to be written as pretty
+ * JSON). Throws only on input the validators must have refused (invalid or duplicate runtime names,
+ * missing required options, a name collision).
  */
 export function renderGitops(
   runtimes: readonly GitopsRuntime[],
@@ -347,43 +178,22 @@ export function renderGitops(
   return new Map(files);
 }
 
-/** The files that list every runtime (gitopsListFiles), after the name checks across all runtimes. */
+/** The files that list runtimes or shards (gitopsListFiles), after the name checks across all runtimes. */
 function listFiles(runtimes: readonly GitopsRuntime[], options: GitopsOptions): [string, Rec][] {
   const sorted = checkRuntimes(runtimes);
+  // Kustomizations share a namespace, Applications too: one name per runtime and target across the fleet.
+  const names = new Map<string, string>();
+  for (const r of sorted) {
+    for (const t of wiredTargets(r)) {
+      const name = gitopsObjectName(r.name, t);
+      const other = names.get(name);
+      if (other !== undefined) throw new Error(`renderGitops: Kustomization and Application name ${name} is shared by ${other} and ${r.name}/${t}`);
+      names.set(name, `${r.name}/${t}`);
+    }
+  }
+  const shards = groupByShard(sorted, options.shards);
   const files: [string, Rec][] = [];
-
-  if (options.flux.enabled) {
-    const names = new Map<string, string>();
-    const listed: string[] = [];
-    for (const r of sorted) {
-      for (const t of wiredTargets(r)) {
-        const name = gitopsObjectName(r.name, t);
-        const other = names.get(name);
-        if (other !== undefined) throw new Error(`renderGitops: Kustomization name ${name} is shared by ${other} and ${r.name}/${t}`);
-        names.set(name, `${r.name}/${t}`);
-        listed.push(`${r.name}-${t}.yaml`);
-      }
-    }
-    files.push(['gitops/flux/kustomization.yaml', kustomizeFile(listed)]);
-  }
-
-  if (options.argocd.enabled) {
-    const appNames = new Map<string, string>();
-    for (const r of sorted) {
-      for (const t of wiredTargets(r)) {
-        const name = gitopsObjectName(r.name, t);
-        const other = appNames.get(name);
-        if (other !== undefined) throw new Error(`renderGitops: Application name ${name} is shared by ${other} and ${r.name}/${t}`);
-        appNames.set(name, `${r.name}/${t}`);
-      }
-    }
-    const listed: string[] = [];
-    for (const t of WIRED_TARGETS) {
-      const file = `applicationset-${t}.yaml`;
-      listed.push(file);
-      files.push([`gitops/argocd/${file}`, applicationSet(t, options)]);
-    }
-    files.push(['gitops/argocd/kustomization.yaml', kustomizeFile(listed)]);
-  }
+  if (options.flux.enabled) files.push(...fluxListFiles(shards, options));
+  if (options.argocd.enabled) files.push(...argoListFiles(shards.keys(), options));
   return files;
 }

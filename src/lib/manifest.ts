@@ -8,13 +8,13 @@ export const PRUNE_PROTECTION: Readonly<Record<string, string>> = {
 };
 
 /**
- * On every object of skr-config/: Argo CD applies them after the objects of earlier waves and does
- * not dry-run a kind whose CRD the module enabled in skr/ has not installed yet (the Application
- * retries until it has). Flux orders the two folders with dependsOn and health checks instead.
+ * On every object of skr-config/: Argo CD does not dry-run a kind whose CRD the module enabled in
+ * skr/ has not installed yet, and the Application retries (on the newest revision) until the apply
+ * goes through. No sync wave: waves order objects inside one Application, and skr/ and skr-config/
+ * are two. Flux orders the two folders with dependsOn and health checks instead.
  */
 export const SKR_CONFIG_ANNOTATIONS: Readonly<Record<string, string>> = {
   'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true',
-  'argocd.argoproj.io/sync-wave': '1',
 };
 
 /** On objects the fleet owns entirely (not on fragments of objects KIM, KEB or KLM own). */

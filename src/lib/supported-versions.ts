@@ -60,13 +60,20 @@ export const PLATFORM_VERSIONS: PlatformVersions = {
       'spec.goTemplate',
       'spec.goTemplateOptions',
       'spec.generators[].git.files',
+      'spec.generators[].matrix.generators[].git.files',
+      'spec.generators[].matrix.generators[].clusters.selector',
+      'spec.generators[].matrix.generators[].selector',
       'spec.generators[].selector',
       'spec.syncPolicy.preserveResourcesOnDeletion',
       'spec.template.spec.syncPolicy.syncOptions',
       'spec.template.spec.syncPolicy.retry',
+      'spec.template.spec.syncPolicy.retry.refresh',
     ],
     schema: 'the ApplicationSet CRD of argoproj/argo-cd at commit 37ee009 (manifests/crds/applicationset-crd.yaml)',
-    releases: 'the first Argo CD release with all these fields is not established (the CRD carries no release number); templatePatch is not used',
+    releases:
+      'Argo CD 3.2 or later: retry.refresh (a retry syncs the newest revision) came with 3.2 (argo-cd#23038), and ' +
+      'ClientSideApplyMigration=false with 3.1; the generators, templates and sync engine of argo-cd v3.2.12 run in the tests. ' +
+      'The shard Applications (kind Application, same API) apply the ApplicationSets; templatePatch is not used',
   },
 };
 

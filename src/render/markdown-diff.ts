@@ -85,7 +85,7 @@ function changedLines(patch: string): string {
 
 /**
  * The runtime a file belongs to: its folder runtimes/<name>/, or for the GitOps files of one
- * runtime (gitops/flux/<name>-<target>.yaml, gitops/argocd/runtimes/<name>.json) the longest
+ * runtime (gitops/flux/shards/<id>/<name>-<target>.yaml, gitops/argocd/shards/<id>/<name>.json) the longest
  * runtime name the file name starts with; undefined for fleet-wide files.
  */
 function ownerOf(file: string, runtimes: ReadonlyMap<string, unknown>): string | undefined {

@@ -179,7 +179,7 @@ function keep(rendered: Rendered, planned: RunPlan): Keeping | undefined {
   }
   // The GitOps lists name every runtime and its targets: while those and the GitOps options are the
   // ones of the run that wrote dist/, the lists stay as they are (a 20,000-line list not rebuilt).
-  const listFiles = gitopsListFiles(model.options.gitops);
+  const listFiles = gitopsListFiles(entries.map((e) => e.record.identity), model.options.gitops);
   const lists = previousView !== undefined && trusted?.gitops === gitopsJson && sameWiring(entries, trusted) && listFiles.every((rel) => previousView.find(rel) >= 0);
   if (lists) files.push(...listFiles);
   return { folders, files, unchanged, lists };

@@ -4,6 +4,7 @@
 
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
+import { MAX_RUNTIMES_PER_SHARD, overfullShard, shardCountThatFits, type ShardCount } from '../gitops/gitops';
 import { appendAll, type Diagnostic } from '../lib/diagnostics';
 import type { LoadedDocument, LoadedFleet } from '../load/load';
 import { type FleetModel, type GroupDeclaration, identityOf, type Layer, type RuntimeDeclaration, type RuntimeIdentity } from './model';
@@ -168,6 +169,7 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
   }
 
   checkUniqueness(groups, runtimes.map(identityOf), options.knownRuntimes ?? [], diagnostics);
+  if (fleetData && fleetPositions) checkShards([...runtimes, ...(options.knownRuntimes ?? [])].map((r) => r.name), fleetOptions.gitops.shards, fleetFile, fleetPositions, diagnostics);
 
   if (loaded.runtimes.length + (options.knownRuntimes?.length ?? 0) === 0 && !options.allowEmpty && loaded.fleet) {
     diagnostics.push({
@@ -197,4 +199,26 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
     complete,
   };
   return { model, diagnostics };
+}
+
+/**
+ * No shard of dist/gitops/ may hold more runtimes than one shard's Kustomization and ApplicationSets
+ * can carry (shards.ts MAX_RUNTIMES_PER_SHARD); the error names the shard count that fits.
+ */
+function checkShards(names: readonly string[], shards: ShardCount, fleetFile: string, positions: PositionIndex, sink: Diagnostic[]): void {
+  const full = overfullShard(names, shards);
+  if (!full) return;
+  const fits = shardCountThatFits(names);
+  const at = positions.valueAt(['spec', 'gitops', 'shards']);
+  sink.push({
+    severity: 'error',
+    code: 'E_GITOPS_SHARD_FULL',
+    file: fleetFile,
+    line: at.line,
+    col: at.col,
+    field: 'gitops.shards',
+    message:
+      `shard ${full.shard} of ${shards} would hold ${full.runtimes} runtimes, more than the ${MAX_RUNTIMES_PER_SHARD} one shard's Flux Kustomization and Argo CD ApplicationSets can carry; ` +
+      (fits !== undefined ? `set gitops.shards to ${fits}` : `the fleet is larger than 4096 shards of ${MAX_RUNTIMES_PER_SHARD} runtimes`),
+  });
 }

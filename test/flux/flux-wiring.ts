@@ -1,5 +1,5 @@
-// Reads the Flux wiring that kyma-fleet generated (dist/gitops/flux/: the kustomization.yaml listing one
-// Kustomization file per runtime and target) and the objects of the folders they apply, so that the
+// Reads the Flux wiring that kyma-fleet generated (dist/gitops/flux/: the root list of shard
+// Kustomizations, each shard's list of one Kustomization file per runtime and target) and the objects of the folders they apply, so that the
 // apply tests follow exactly the generated wiring (names, paths, dependsOn) instead of a copy of it.
 
 import * as fs from 'node:fs';
@@ -23,11 +23,19 @@ export interface FluxKustomization {
   doc: Record<string, any>;
 }
 
-/** Every Kustomization listed in <distDir>/gitops/flux/kustomization.yaml, in the listed order. */
+/**
+ * Every runtime Kustomization the wiring creates, in the listed order: <distDir>/gitops/flux/kustomization.yaml
+ * lists the shard Kustomizations (label kyma-fleet.dev/shard), each of which applies the list in
+ * gitops/flux/shards/<id>/; a listed runtime Kustomization (label kyma-fleet.dev/runtime) is taken as it is.
+ */
 export function readFluxWiring(distDir: string): FluxKustomization[] {
   const fluxDir = path.join(distDir, 'gitops', 'flux');
-  const list = parse(fs.readFileSync(path.join(fluxDir, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
-  return list.resources.map((rel) => readKustomizationFile(path.join(fluxDir, rel)));
+  const listed = (dir: string): string[] => (parse(fs.readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] }).resources.map((rel) => path.join(dir, rel));
+  return listed(fluxDir).flatMap((file) => {
+    const k = readKustomizationFile(file);
+    const shard = (k.doc.metadata.labels ?? {})['kyma-fleet.dev/shard'] as string | undefined;
+    return k.runtime === '' && shard !== undefined ? listed(path.join(fluxDir, 'shards', shard)).map(readKustomizationFile) : [k];
+  });
 }
 
 export function readKustomizationFile(file: string): FluxKustomization {

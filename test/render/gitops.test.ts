@@ -1,5 +1,5 @@
-// dist/gitops/ wiring: full objects for a two-runtime fleet, defaults, the SKR in two steps, name
-// shortening, the Fleet.spec.gitops schema and format rules, the fields Flux and Argo CD require,
+// dist/gitops/ wiring: full objects for a two-runtime fleet (one shard), shards, defaults, the SKR in
+// two steps, name shortening, the Fleet.spec.gitops schema and format rules, the fields Flux and Argo CD require,
 // and (when kubectl is installed) that both folders build with `kubectl kustomize`.
 
 import { spawnSync } from 'node:child_process';
@@ -23,6 +23,7 @@ import {
   renderGitops,
   runtimeGitopsFiles,
   resolveGitopsOptions,
+  shardOf,
 } from '../../src/gitops/gitops';
 
 type Rec = Record<string, any>;
@@ -38,7 +39,9 @@ const BETA: GitopsRuntime = { name: 'beta-dev', runtimeID: 'a0b1c2d3-0000-4000-8
 /** Listed out of order on purpose: output must not depend on input order. */
 const RUNTIMES = [BETA, ACME];
 
+/** One shard (`all`), so the full objects below stay readable; the shards have their own tests. */
 const WRITTEN = {
+  shards: 1,
   flux: {
     sourceRef: { kind: 'GitRepository', name: 'kyma-fleet', namespace: 'flux-system' },
     retryInterval: '2m',
@@ -54,7 +57,7 @@ function fluxKs(name: string, runtimeID: string, target: 'skr' | 'skr-config' | 
     metadata: {
       name: `${name}-${target}`,
       namespace: 'kcp-system',
-      labels: { 'kyma-fleet.dev/runtime': name, 'kyma-fleet.dev/target': target },
+      labels: { 'kyma-fleet.dev/runtime': name, 'kyma-fleet.dev/shard': 'all', 'kyma-fleet.dev/target': target },
     },
     spec: {
       interval: '10m',
@@ -70,43 +73,86 @@ function fluxKs(name: string, runtimeID: string, target: 'skr' | 'skr-config' | 
   };
 }
 
-function appSet(target: 'skr' | 'skr-config' | 'kcp', destination: string): Rec {
+function shardKs(): Rec {
+  return {
+    apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+    kind: 'Kustomization',
+    metadata: { name: 'kyma-fleet-shard-all', namespace: 'kcp-system', labels: { 'kyma-fleet.dev/shard': 'all' } },
+    spec: {
+      interval: '10m',
+      retryInterval: '2m',
+      timeout: '5m',
+      sourceRef: { kind: 'GitRepository', name: 'kyma-fleet', namespace: 'flux-system' },
+      path: './dist/gitops/flux/shards/all',
+      prune: true,
+    },
+  };
+}
+
+function shardApp(): Rec {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: {
+      name: 'kyma-fleet-shard-all',
+      namespace: 'argocd',
+      finalizers: ['resources-finalizer.argocd.argoproj.io'],
+      labels: { 'kyma-fleet.dev/shard': 'all' },
+      annotations: { 'argocd.argoproj.io/manifest-generate-paths': '.' },
+    },
+    spec: {
+      project: 'default',
+      source: { repoURL: 'https://github.com/acme/kyma-fleet.git', targetRevision: 'main', path: 'dist/gitops/argocd/shards/all' },
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'argocd' },
+      syncPolicy: {
+        automated: { prune: true, selfHeal: true },
+        syncOptions: ['ServerSideApply=true', 'CreateNamespace=false'],
+        retry: { limit: -1, refresh: true, backoff: { duration: '30s', factor: 2, maxDuration: '10m' } },
+      },
+    },
+  };
+}
+
+function appSet(target: 'skr' | 'skr-config' | 'kcp'): Rec {
   const param = target === 'skr-config' ? 'skrConfigApp' : `${target}App`;
+  const files = {
+    git: {
+      repoURL: 'https://github.com/acme/kyma-fleet.git',
+      revision: 'main',
+      files: [{ path: 'dist/gitops/argocd/shards/all/*.json' }],
+    },
+    selector: { matchExpressions: [{ key: param, operator: 'Exists' }] },
+  };
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'ApplicationSet',
-    metadata: { name: `kyma-fleet-${target}`, namespace: 'argocd', labels: { 'kyma-fleet.dev/target': target } },
+    metadata: { name: `kyma-fleet-${target}-all`, namespace: 'argocd', labels: { 'kyma-fleet.dev/shard': 'all', 'kyma-fleet.dev/target': target } },
     spec: {
       goTemplate: true,
       goTemplateOptions: ['missingkey=error'],
-      generators: [
-        {
-          git: {
-            repoURL: 'https://github.com/acme/kyma-fleet.git',
-            revision: 'main',
-            files: [{ path: 'dist/gitops/argocd/runtimes/*.json' }],
-          },
-          selector: { matchExpressions: [{ key: param, operator: 'Exists' }] },
-        },
-      ],
+      generators:
+        target === 'kcp'
+          ? [files]
+          : [{ matrix: { generators: [files, { clusters: { selector: { matchLabels: { 'kyma-fleet.dev/runtime-id': '{{.runtimeID}}' } } } }] } }],
       syncPolicy: { preserveResourcesOnDeletion: true },
       template: {
         metadata: {
           name: `{{.${param}}}`,
-          labels: { 'kyma-fleet.dev/runtime': '{{.name}}', 'kyma-fleet.dev/target': target },
+          labels: { 'kyma-fleet.dev/runtime': '{{.runtime}}', 'kyma-fleet.dev/shard': 'all', 'kyma-fleet.dev/target': target },
+          annotations: { 'argocd.argoproj.io/manifest-generate-paths': '.' },
         },
         spec: {
           project: 'default',
           source: {
             repoURL: 'https://github.com/acme/kyma-fleet.git',
             targetRevision: 'main',
-            path: `dist/runtimes/{{.name}}/${target}`,
+            path: `dist/runtimes/{{.runtime}}/${target}`,
           },
-          destination: { name: destination },
+          destination: target === 'kcp' ? { name: 'in-cluster' } : { server: '{{.server}}' },
           syncPolicy: {
             automated: { prune: target !== 'skr', selfHeal: true },
-            syncOptions: ['ServerSideApply=true', 'CreateNamespace=false'],
-            ...(target === 'skr-config' ? { retry: { limit: -1, backoff: { duration: '30s', factor: 2, maxDuration: '10m' } } } : {}),
+            syncOptions: ['ServerSideApply=true', 'CreateNamespace=false', ...(target === 'skr' ? ['ClientSideApplyMigration=false'] : [])],
+            retry: { limit: -1, refresh: true, backoff: { duration: '30s', factor: 2, maxDuration: '10m' } },
           },
         },
       },
@@ -120,59 +166,56 @@ describe('renderGitops: two runtimes, Flux and Argo CD', () => {
 
   it('writes exactly these files, in code-point order', () => {
     expect([...out.keys()]).toEqual([
-      'gitops/argocd/applicationset-kcp.yaml',
-      'gitops/argocd/applicationset-skr-config.yaml',
-      'gitops/argocd/applicationset-skr.yaml',
       'gitops/argocd/kustomization.yaml',
-      'gitops/argocd/runtimes/acme-prod.json',
-      'gitops/argocd/runtimes/beta-dev.json',
-      'gitops/flux/acme-prod-kcp.yaml',
-      'gitops/flux/acme-prod-skr-config.yaml',
-      'gitops/flux/acme-prod-skr.yaml',
-      'gitops/flux/beta-dev-kcp.yaml',
-      'gitops/flux/beta-dev-skr.yaml',
+      'gitops/argocd/shard-all.yaml',
+      'gitops/argocd/shards/all/acme-prod.json',
+      'gitops/argocd/shards/all/applicationset-kcp.yaml',
+      'gitops/argocd/shards/all/applicationset-skr-config.yaml',
+      'gitops/argocd/shards/all/applicationset-skr.yaml',
+      'gitops/argocd/shards/all/beta-dev.json',
+      'gitops/argocd/shards/all/kustomization.yaml',
       'gitops/flux/kustomization.yaml',
+      'gitops/flux/shard-all.yaml',
+      'gitops/flux/shards/all/acme-prod-kcp.yaml',
+      'gitops/flux/shards/all/acme-prod-skr-config.yaml',
+      'gitops/flux/shards/all/acme-prod-skr.yaml',
+      'gitops/flux/shards/all/beta-dev-kcp.yaml',
+      'gitops/flux/shards/all/beta-dev-skr.yaml',
+      'gitops/flux/shards/all/kustomization.yaml',
     ]);
   });
 
   it('writes the full objects', () => {
+    const list = (resources: string[]): Rec => ({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources });
     expect(Object.fromEntries(out)).toStrictEqual({
-      'gitops/flux/acme-prod-kcp.yaml': fluxKs('acme-prod', ACME.runtimeID, 'kcp'),
-      'gitops/flux/acme-prod-skr.yaml': fluxKs('acme-prod', ACME.runtimeID, 'skr', {
+      'gitops/flux/shards/all/acme-prod-kcp.yaml': fluxKs('acme-prod', ACME.runtimeID, 'kcp'),
+      'gitops/flux/shards/all/acme-prod-skr.yaml': fluxKs('acme-prod', ACME.runtimeID, 'skr', {
         healthChecks: [{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: RCC_CRD }],
       }),
-      'gitops/flux/acme-prod-skr-config.yaml': fluxKs('acme-prod', ACME.runtimeID, 'skr-config', { dependsOn: [{ name: 'acme-prod-skr' }] }),
-      'gitops/flux/beta-dev-kcp.yaml': fluxKs('beta-dev', BETA.runtimeID, 'kcp'),
-      'gitops/flux/beta-dev-skr.yaml': fluxKs('beta-dev', BETA.runtimeID, 'skr'),
-      'gitops/flux/kustomization.yaml': {
-        apiVersion: 'kustomize.config.k8s.io/v1beta1',
-        kind: 'Kustomization',
-        resources: ['acme-prod-kcp.yaml', 'acme-prod-skr-config.yaml', 'acme-prod-skr.yaml', 'beta-dev-kcp.yaml', 'beta-dev-skr.yaml'],
-      },
-      'gitops/argocd/applicationset-kcp.yaml': appSet('kcp', '{{.kcpCluster}}'),
-      'gitops/argocd/applicationset-skr.yaml': appSet('skr', '{{.skrCluster}}'),
-      'gitops/argocd/applicationset-skr-config.yaml': appSet('skr-config', '{{.skrCluster}}'),
-      'gitops/argocd/kustomization.yaml': {
-        apiVersion: 'kustomize.config.k8s.io/v1beta1',
-        kind: 'Kustomization',
-        resources: ['applicationset-kcp.yaml', 'applicationset-skr-config.yaml', 'applicationset-skr.yaml'],
-      },
-      'gitops/argocd/runtimes/acme-prod.json': {
+      'gitops/flux/shards/all/acme-prod-skr-config.yaml': fluxKs('acme-prod', ACME.runtimeID, 'skr-config', { dependsOn: [{ name: 'acme-prod-skr' }] }),
+      'gitops/flux/shards/all/beta-dev-kcp.yaml': fluxKs('beta-dev', BETA.runtimeID, 'kcp'),
+      'gitops/flux/shards/all/beta-dev-skr.yaml': fluxKs('beta-dev', BETA.runtimeID, 'skr'),
+      'gitops/flux/shards/all/kustomization.yaml': list(['acme-prod-kcp.yaml', 'acme-prod-skr-config.yaml', 'acme-prod-skr.yaml', 'beta-dev-kcp.yaml', 'beta-dev-skr.yaml']),
+      'gitops/flux/shard-all.yaml': shardKs(),
+      'gitops/flux/kustomization.yaml': list(['shard-all.yaml']),
+      'gitops/argocd/shards/all/applicationset-kcp.yaml': appSet('kcp'),
+      'gitops/argocd/shards/all/applicationset-skr.yaml': appSet('skr'),
+      'gitops/argocd/shards/all/applicationset-skr-config.yaml': appSet('skr-config'),
+      'gitops/argocd/shards/all/kustomization.yaml': list(['applicationset-kcp.yaml', 'applicationset-skr-config.yaml', 'applicationset-skr.yaml']),
+      'gitops/argocd/shard-all.yaml': shardApp(),
+      'gitops/argocd/kustomization.yaml': list(['shard-all.yaml']),
+      'gitops/argocd/shards/all/acme-prod.json': {
         kcpApp: 'acme-prod-kcp',
-        kcpCluster: 'in-cluster',
-        name: 'acme-prod',
+        runtime: 'acme-prod',
         runtimeID: '3f1e8d62-9c1a-4c4e-8a0e-2b7f6d1c9e01',
         skrApp: 'acme-prod-skr',
-        skrCluster: 'kyma-3f1e8d62-9c1a-4c4e-8a0e-2b7f6d1c9e01',
         skrConfigApp: 'acme-prod-skr-config',
       },
-      'gitops/argocd/runtimes/beta-dev.json': {
+      'gitops/argocd/shards/all/beta-dev.json': {
         kcpApp: 'beta-dev-kcp',
-        kcpCluster: 'in-cluster',
-        name: 'beta-dev',
+        runtime: 'beta-dev',
         runtimeID: 'a0b1c2d3-0000-4000-8000-000000000002',
         skrApp: 'beta-dev-skr',
-        skrCluster: 'kyma-a0b1c2d3-0000-4000-8000-000000000002',
       },
     });
   });
@@ -203,26 +246,19 @@ describe('renderGitops: two runtimes, Flux and Argo CD', () => {
   it('skips a target a runtime does not have (Flux: no file; Argo CD: no <target>App, so the selector drops it)', () => {
     const noKcp: GitopsRuntime = { name: 'solo', runtimeID: 'b0b1c2d3-0000-4000-8000-000000000003', targets: ['skr'] };
     const res = renderGitops([noKcp], options);
-    expect([...res.keys()].filter((k) => k.startsWith('gitops/flux/'))).toEqual(['gitops/flux/kustomization.yaml', 'gitops/flux/solo-skr.yaml']);
-    expect(res.get('gitops/argocd/runtimes/solo.json')).toStrictEqual({
-      kcpCluster: 'in-cluster',
-      name: 'solo',
+    expect([...res.keys()].filter((k) => k.startsWith('gitops/flux/shards/'))).toEqual(['gitops/flux/shards/all/kustomization.yaml', 'gitops/flux/shards/all/solo-skr.yaml']);
+    expect(res.get('gitops/argocd/shards/all/solo.json')).toStrictEqual({
+      runtime: 'solo',
       runtimeID: 'b0b1c2d3-0000-4000-8000-000000000003',
       skrApp: 'solo-skr',
-      skrCluster: 'kyma-b0b1c2d3-0000-4000-8000-000000000003',
     });
   });
 
   it('renders an empty fleet to bootstrap files only', () => {
     const res = renderGitops([], options);
     expect(res.get('gitops/flux/kustomization.yaml')).toStrictEqual({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [] });
-    expect([...res.keys()]).toEqual([
-      'gitops/argocd/applicationset-kcp.yaml',
-      'gitops/argocd/applicationset-skr-config.yaml',
-      'gitops/argocd/applicationset-skr.yaml',
-      'gitops/argocd/kustomization.yaml',
-      'gitops/flux/kustomization.yaml',
-    ]);
+    expect(res.get('gitops/argocd/kustomization.yaml')).toStrictEqual({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [] });
+    expect([...res.keys()]).toEqual(['gitops/argocd/kustomization.yaml', 'gitops/flux/kustomization.yaml']);
   });
 
   it('refuses input the validators must have refused', () => {
@@ -246,7 +282,7 @@ describe('renderGitops without the lists (synth keeps them while the runtimes an
       const options = resolveGitopsOptions(written, 'kcp-system');
       const runtimes = [BETA, ACME, SOLO];
       const all = renderGitops(runtimes, options);
-      const lists = gitopsListFiles(options);
+      const lists = gitopsListFiles(runtimes, options);
       // Every file is a list or some runtime's own file, and nothing else.
       expect([...all.keys()].sort()).toEqual([...lists, ...runtimes.flatMap((r) => runtimeGitopsFiles(r, options))].sort());
       for (const kept of [new Set<string>(), new Set(['acme-prod']), new Set(runtimes.map((r) => r.name))]) {
@@ -261,6 +297,7 @@ describe('renderGitops without the lists (synth keeps them while the runtimes an
 describe('resolveGitopsOptions', () => {
   it('applies every default; flux.namespace follows kcpNamespace', () => {
     const expected: GitopsOptions = {
+      shards: 256,
       flux: {
         enabled: true,
         namespace: 'kcp-system',
@@ -294,6 +331,7 @@ describe('resolveGitopsOptions', () => {
       'kcp-system',
     );
     expect(o).toStrictEqual({
+      shards: 256,
       flux: { enabled: false, namespace: 'fleet', sourceRef: { kind: 'OCIRepository', name: 'dist' }, path: './out', interval: '1h', prune: false },
       argocd: { enabled: true, namespace: 'gitops', project: 'kyma', repoURL: 'git@github.com:acme/fleet.git', targetRevision: 'v1', path: 'out', skrClusterName: 'skr-{{name}}', kcpCluster: 'kcp' },
     });
@@ -320,10 +358,13 @@ describe('root paths', () => {
   it('"." is the repository root for both appliers', () => {
     const o = resolveGitopsOptions({ flux: { path: './' }, argocd: { enabled: true, repoURL: 'https://g.example/r.git', path: '.' } }, 'kcp-system');
     const res = renderGitops([BETA], o);
-    expect((res.get('gitops/flux/beta-dev-skr.yaml')!.spec as Rec).path).toBe('./runtimes/beta-dev/skr');
-    const set = res.get('gitops/argocd/applicationset-skr.yaml') as Rec;
-    expect(set.spec.generators[0].git.files).toStrictEqual([{ path: 'gitops/argocd/runtimes/*.json' }]);
-    expect(set.spec.template.spec.source.path).toBe('runtimes/{{.name}}/skr');
+    const shard = shardOf('beta-dev', 256);
+    expect((res.get(`gitops/flux/shards/${shard}/beta-dev-skr.yaml`)!.spec as Rec).path).toBe('./runtimes/beta-dev/skr');
+    expect((res.get(`gitops/flux/shard-${shard}.yaml`)!.spec as Rec).path).toBe(`./gitops/flux/shards/${shard}`);
+    const set = res.get(`gitops/argocd/shards/${shard}/applicationset-kcp.yaml`) as Rec;
+    expect((res.get(`gitops/argocd/shard-${shard}.yaml`)!.spec as Rec).source.path).toBe(`gitops/argocd/shards/${shard}`);
+    expect(set.spec.generators[0].git.files).toStrictEqual([{ path: `gitops/argocd/shards/${shard}/*.json` }]);
+    expect(set.spec.template.spec.source.path).toBe('runtimes/{{.runtime}}/kcp');
   });
 });
 
@@ -332,8 +373,8 @@ describe('the SKR in two steps', () => {
   const out = renderGitops(RUNTIMES, options);
 
   it('skr-config depends on skr; skr waits for the CRDs the config objects need and never prunes', () => {
-    const skr = out.get('gitops/flux/acme-prod-skr.yaml') as Rec;
-    const config = out.get('gitops/flux/acme-prod-skr-config.yaml') as Rec;
+    const skr = out.get('gitops/flux/shards/all/acme-prod-skr.yaml') as Rec;
+    const config = out.get('gitops/flux/shards/all/acme-prod-skr-config.yaml') as Rec;
     expect(skr.spec.prune).toBe(false);
     expect(skr.spec.healthChecks).toStrictEqual([{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: RCC_CRD }]);
     expect(config.spec.dependsOn).toStrictEqual([{ name: skr.metadata.name }]);
@@ -342,16 +383,16 @@ describe('the SKR in two steps', () => {
   });
 
   it('a runtime without skr-config/ has no such Kustomization and its skr waits for nothing', () => {
-    expect(out.has('gitops/flux/beta-dev-skr-config.yaml')).toBe(false);
-    expect((out.get('gitops/flux/beta-dev-skr.yaml') as Rec).spec.healthChecks).toBeUndefined();
-    expect(out.get('gitops/argocd/runtimes/beta-dev.json')!.skrConfigApp).toBeUndefined();
+    expect(out.has('gitops/flux/shards/all/beta-dev-skr-config.yaml')).toBe(false);
+    expect((out.get('gitops/flux/shards/all/beta-dev-skr.yaml') as Rec).spec.healthChecks).toBeUndefined();
+    expect(out.get('gitops/argocd/shards/all/beta-dev.json')!.skrConfigApp).toBeUndefined();
   });
 
   it('config objects that need no CRD (Falco rule ConfigMaps) give skr no health checks', () => {
     const falcoOnly: GitopsRuntime = { name: 'falco-only', runtimeID: 'd0b1c2d3-0000-4000-8000-000000000005', targets: ['skr', 'skr-config'], waitFor: [] };
     const res = renderGitops([falcoOnly], options);
-    expect((res.get('gitops/flux/falco-only-skr.yaml') as Rec).spec.healthChecks).toBeUndefined();
-    expect((res.get('gitops/flux/falco-only-skr-config.yaml') as Rec).spec.dependsOn).toStrictEqual([{ name: 'falco-only-skr' }]);
+    expect((res.get('gitops/flux/shards/all/falco-only-skr.yaml') as Rec).spec.healthChecks).toBeUndefined();
+    expect((res.get('gitops/flux/shards/all/falco-only-skr-config.yaml') as Rec).spec.dependsOn).toStrictEqual([{ name: 'falco-only-skr' }]);
   });
 
   it('garden/ is never wired, whatever the runtime has', () => {
@@ -359,10 +400,12 @@ describe('the SKR in two steps', () => {
     expect(Object.values(Object.fromEntries(out)).some((o) => JSON.stringify(o).includes('/garden'))).toBe(false);
   });
 
-  it('the Argo CD skr-config Applications retry until the CRD is there; skr ones do not prune', () => {
-    const config = out.get('gitops/argocd/applicationset-skr-config.yaml') as Rec;
-    expect(config.spec.template.spec.syncPolicy.retry.limit).toBe(-1);
-    expect((out.get('gitops/argocd/applicationset-skr.yaml') as Rec).spec.template.spec.syncPolicy.automated.prune).toBe(false);
+  it('every Argo CD Application retries without end on the newest revision; skr ones do not prune', () => {
+    for (const t of ['kcp', 'skr', 'skr-config']) {
+      const retry = (out.get(`gitops/argocd/shards/all/applicationset-${t}.yaml`) as Rec).spec.template.spec.syncPolicy.retry;
+      expect(retry, t).toStrictEqual({ limit: -1, refresh: true, backoff: { duration: '30s', factor: 2, maxDuration: '10m' } });
+    }
+    expect((out.get('gitops/argocd/shards/all/applicationset-skr.yaml') as Rec).spec.template.spec.syncPolicy.automated.prune).toBe(false);
   });
 });
 
@@ -404,12 +447,12 @@ describe('name shortening', () => {
   it('uses the short names for Kustomizations and Applications, the full name for files, labels and paths', () => {
     const long: GitopsRuntime = { name: n63, runtimeID: 'c0b1c2d3-0000-4000-8000-000000000004', targets: ['skr', 'skr-config', 'kcp'] };
     const out = renderGitops([long], resolveGitopsOptions(WRITTEN, 'kcp-system'));
-    const ks = out.get(`gitops/flux/${n63}-skr-config.yaml`) as Rec;
+    const ks = out.get(`gitops/flux/shards/all/${n63}-skr-config.yaml`) as Rec;
     expect(ks.metadata.name).toBe(gitopsObjectName(n63, 'skr-config'));
     expect(ks.metadata.labels['kyma-fleet.dev/runtime']).toBe(n63);
     expect(ks.spec.path).toBe(`./dist/runtimes/${n63}/skr-config`);
     expect(ks.spec.dependsOn).toStrictEqual([{ name: gitopsObjectName(n63, 'skr') }]);
-    const data = out.get(`gitops/argocd/runtimes/${n63}.json`)!;
+    const data = out.get(`gitops/argocd/shards/all/${n63}.json`)!;
     expect(data.skrApp).toBe(gitopsObjectName(n63, 'skr'));
     expect(data.kcpApp).toBe(gitopsObjectName(n63, 'kcp'));
     expect(data.skrConfigApp).toBe(gitopsObjectName(n63, 'skr-config'));
@@ -704,7 +747,8 @@ function fluxProblems(o: Rec, file: string): string[] {
   need(['GitRepository', 'OCIRepository', 'Bucket'].includes(o.spec?.sourceRef?.kind), 'spec.sourceRef.kind');
   need(isDNS1123Subdomain(o.spec?.sourceRef?.name ?? ''), 'spec.sourceRef.name');
   need(typeof o.spec?.path === 'string' && !o.spec.path.startsWith('/'), 'spec.path (relative)');
-  need(['MirrorPrune', 'Delete', 'WaitForTermination', 'Orphan'].includes(o.spec?.deletionPolicy), 'spec.deletionPolicy');
+  // Runtime Kustomizations orphan what they applied; shard Kustomizations keep Flux's default (MirrorPrune).
+  need(o.metadata?.labels?.['kyma-fleet.dev/runtime'] === undefined ? o.spec?.deletionPolicy === undefined : o.spec?.deletionPolicy === 'Orphan', 'spec.deletionPolicy');
   for (const k of ['retryInterval', 'timeout']) {
     if (o.spec?.[k] !== undefined) need(parseGoDuration(o.spec[k]).ok, `spec.${k}`);
   }
@@ -727,9 +771,11 @@ function appSetProblems(o: Rec, file: string): string[] {
   need(isDNS1123Subdomain(o.metadata?.name ?? '') && isDNS1123Label(o.metadata?.namespace ?? ''), 'metadata');
   need(o.spec?.goTemplate === true && JSON.stringify(o.spec.goTemplateOptions) === '["missingkey=error"]', 'goTemplate');
   need(Array.isArray(o.spec?.generators) && o.spec.generators.length === 1, 'spec.generators');
-  const git = o.spec?.generators?.[0]?.git;
+  const matrix = o.spec?.generators?.[0]?.matrix?.generators;
+  const git = matrix ? matrix[0]?.git : o.spec?.generators?.[0]?.git;
+  if (matrix) need(matrix.length === 2 && typeof matrix[1]?.clusters?.selector?.matchLabels?.['kyma-fleet.dev/runtime-id'] === 'string', 'matrix: git files and the cluster generator by runtime ID');
   need(typeof git?.repoURL === 'string' && typeof git?.revision === 'string', 'git generator repoURL and revision');
-  need(Array.isArray(git?.files) && git.files.every((f: Rec) => typeof f.path === 'string' && f.path.endsWith('/gitops/argocd/runtimes/*.json')), 'git generator files[].path');
+  need(Array.isArray(git?.files) && git.files.every((f: Rec) => typeof f.path === 'string' && /\/gitops\/argocd\/shards\/[0-9a-f]+\/\*\.json$|\/gitops\/argocd\/shards\/all\/\*\.json$/.test(f.path)), 'git generator files[].path');
   need(o.spec?.syncPolicy?.preserveResourcesOnDeletion === true, 'spec.syncPolicy.preserveResourcesOnDeletion');
   const t = o.spec?.template;
   need(typeof t?.metadata?.name === 'string' && t.metadata.name !== '', 'template.metadata.name');
@@ -738,6 +784,8 @@ function appSetProblems(o: Rec, file: string): string[] {
   need(typeof t?.spec?.destination?.name === 'string' || typeof t?.spec?.destination?.server === 'string', 'template.spec.destination');
   need(t?.spec?.syncPolicy?.syncOptions?.includes('ServerSideApply=true') && t.spec.syncPolicy.syncOptions.includes('CreateNamespace=false'), 'sync options');
   need(typeof t?.spec?.syncPolicy?.automated?.prune === 'boolean' && t.spec.syncPolicy.automated.selfHeal === true, 'automated sync');
+  need(t?.spec?.syncPolicy?.retry?.limit === -1 && t.spec.syncPolicy.retry.refresh === true, 'retry without end on the newest revision (retry.refresh, Argo CD 3.2)');
+  need(t?.metadata?.annotations?.['argocd.argoproj.io/manifest-generate-paths'] === '.', 'manifest-generate-paths');
   return p;
 }
 
@@ -750,26 +798,31 @@ describe('controller requirements', () => {
     const problems: string[] = [];
     let n = 0;
     for (const [file, obj] of out) {
-      if (file.startsWith('gitops/flux/') && file !== 'gitops/flux/kustomization.yaml') {
+      if (file.startsWith('gitops/flux/') && !file.endsWith('/kustomization.yaml')) {
         problems.push(...fluxProblems(obj, file));
         n++;
       }
     }
-    expect(n).toBe(8);
+    expect(n).toBe(9); // 8 runtime Kustomizations and the shard's
     expect(problems).toEqual([]);
   });
 
   it('every ApplicationSet has what the ApplicationSet controller requires, and every parameter it uses exists', () => {
     const problems: string[] = [];
-    const data = [...out].filter(([f]) => f.startsWith('gitops/argocd/runtimes/')).map(([, d]) => d);
+    const data = [...out].filter(([f]) => f.startsWith('gitops/argocd/shards/') && f.endsWith('.json')).map(([, d]) => d);
+    // What Argo CD's cluster generator sets for each cluster Secret it selects.
+    const CLUSTER_PARAMS = ['name', 'nameNormalized', 'server', 'project'];
     for (const t of ['skr', 'skr-config', 'kcp']) {
-      const file = `gitops/argocd/applicationset-${t}.yaml`;
+      const file = `gitops/argocd/shards/all/applicationset-${t}.yaml`;
       const set = out.get(file) as Rec;
       problems.push(...appSetProblems(set, file));
       const used = [...JSON.stringify(set.spec.template).matchAll(/\{\{\.([A-Za-z]+)\}\}/g)].map((m) => m[1]!);
-      const key = set.spec.generators[0].selector.matchExpressions[0].key as string;
+      const matrix = set.spec.generators[0].matrix?.generators;
+      const key = (matrix ? matrix[0] : set.spec.generators[0]).selector.matchExpressions[0].key as string;
       for (const d of data.filter((x) => key in x)) {
-        for (const u of used) if (typeof d[u] !== 'string') problems.push(`${file}: ${d.name} lacks {{.${u}}}`);
+        // A key of the file that the cluster generator also sets would collide in the matrix.
+        if (matrix) for (const k of Object.keys(d)) if (CLUSTER_PARAMS.includes(k)) problems.push(`${file}: ${d.runtime} sets ${k}, a cluster generator parameter`);
+        for (const u of used) if (typeof d[u] !== 'string' && !(matrix && CLUSTER_PARAMS.includes(u))) problems.push(`${file}: ${d.runtime} lacks {{.${u}}}`);
         expect(isDNS1123Label(d[key]), d[key]).toBe(true);
       }
     }
@@ -804,18 +857,92 @@ describe.skipIf(!hasKubectl)('kubectl kustomize', () => {
   const options = resolveGitopsOptions(WRITTEN, 'kcp-system');
   const out = renderGitops(RUNTIMES, options);
 
-  it('builds gitops/flux into every Kustomization, unchanged', () => {
+  it('builds gitops/flux into the shard Kustomizations, and each shard folder into its runtime Kustomizations, unchanged', () => {
     const built = build(out, 'gitops/flux');
-    const expected = [...out].filter(([f]) => f.startsWith('gitops/flux/') && f !== 'gitops/flux/kustomization.yaml').map(([, o]) => o);
+    const expected = [...out].filter(([f]) => /^gitops\/flux\/shard-[^/]+\.yaml$/.test(f)).map(([, o]) => o);
     const key = (o: any): string => o.metadata.name;
     expect([...built].sort((a: any, b: any) => key(a).localeCompare(key(b)))).toStrictEqual(
       [...expected].sort((a: any, b: any) => key(a).localeCompare(key(b))),
     );
+    const shard = build(out, 'gitops/flux/shards/all');
+    const runtimeKs = [...out].filter(([f]) => f.startsWith('gitops/flux/shards/all/') && !f.endsWith('/kustomization.yaml')).map(([, o]) => o);
+    expect([...shard].sort((a: any, b: any) => key(a).localeCompare(key(b)))).toStrictEqual(
+      [...runtimeKs].sort((a: any, b: any) => key(a).localeCompare(key(b))),
+    );
   });
 
-  it('builds gitops/argocd into the ApplicationSets only (the runtime JSON files are data)', () => {
-    const built = build(out, 'gitops/argocd') as Rec[];
-    expect(built.map((o) => o.metadata.name).sort()).toEqual(['kyma-fleet-kcp', 'kyma-fleet-skr', 'kyma-fleet-skr-config']);
-    expect(built.find((o) => o.metadata.name === 'kyma-fleet-skr')).toStrictEqual(out.get('gitops/argocd/applicationset-skr.yaml'));
+  it('builds gitops/argocd into the shard Applications, and each shard folder into its ApplicationSets only (the runtime JSON files are data)', () => {
+    expect(build(out, 'gitops/argocd')).toStrictEqual([out.get('gitops/argocd/shard-all.yaml')]);
+    const built = build(out, 'gitops/argocd/shards/all') as Rec[];
+    expect(built.map((o) => o.metadata.name).sort()).toEqual(['kyma-fleet-kcp-all', 'kyma-fleet-skr-all', 'kyma-fleet-skr-config-all']);
+    expect(built.find((o) => o.metadata.name === 'kyma-fleet-skr-all')).toStrictEqual(out.get('gitops/argocd/shards/all/applicationset-skr.yaml'));
+  });
+});
+
+describe('shards', () => {
+  const hex = (s: string): string => createHash('sha256').update(s).digest('hex');
+  const many: GitopsRuntime[] = Array.from({ length: 300 }, (_, i) => ({
+    name: `rt-${i}`,
+    runtimeID: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    targets: ['skr', 'skr-config', 'kcp'],
+    waitFor: [RCC_CRD],
+  }));
+
+  it('a runtime belongs to the shard named by the first hex digits of the SHA-256 of its name', () => {
+    expect(shardOf('acme-prod', 1)).toBe('all');
+    expect(shardOf('acme-prod', 16)).toBe(hex('acme-prod').slice(0, 1));
+    expect(shardOf('acme-prod', 256)).toBe(hex('acme-prod').slice(0, 2));
+    expect(shardOf('acme-prod', 4096)).toBe(hex('acme-prod').slice(0, 3));
+  });
+
+  it('the root lists exactly the non-empty shards; each shard lists exactly its runtimes\' Kustomizations', () => {
+    const options = resolveGitopsOptions({ shards: 16 }, 'kcp-system');
+    const out = renderGitops(many, options);
+    const shards = [...new Set(many.map((r) => shardOf(r.name, 16)))].sort();
+    expect((out.get('gitops/flux/kustomization.yaml') as Rec).resources).toEqual(shards.map((s) => `shard-${s}.yaml`));
+    for (const s of shards) {
+      const mine = many.filter((r) => shardOf(r.name, 16) === s);
+      expect((out.get(`gitops/flux/shards/${s}/kustomization.yaml`) as Rec).resources).toEqual(
+        mine.flatMap((r) => [`${r.name}-kcp.yaml`, `${r.name}-skr-config.yaml`, `${r.name}-skr.yaml`]).sort(),
+      );
+      const ks = out.get(`gitops/flux/shard-${s}.yaml`) as Rec;
+      expect(ks.metadata.name).toBe(`kyma-fleet-shard-${s}`);
+      expect(ks.spec.path).toBe(`./dist/gitops/flux/shards/${s}`);
+      expect(ks.spec.prune).toBe(true);
+      for (const r of mine) expect((out.get(`gitops/flux/shards/${s}/${r.name}-skr.yaml`) as Rec).metadata.labels['kyma-fleet.dev/shard']).toBe(s);
+    }
+  });
+
+  it('adding and removing runtimes changes only the lists of their own shards', () => {
+    const options = resolveGitopsOptions({ argocd: { enabled: true, repoURL: 'https://g.example/r.git' } }, 'kcp-system');
+    const before = renderGitops(many, options);
+    const added: GitopsRuntime = { name: 'newcomer', runtimeID: 'f0000000-0000-4000-8000-000000000001', targets: ['skr', 'kcp'] };
+    const removed = many[17]!;
+    const after = renderGitops([...many.filter((r) => r !== removed), added], options);
+    const touched = new Set([shardOf(added.name, 256), shardOf(removed.name, 256)]);
+    const changed = [...new Set([...before.keys(), ...after.keys()])].filter((f) => JSON.stringify(before.get(f)) !== JSON.stringify(after.get(f)));
+    for (const f of changed) {
+      const shard = /shards\/([0-9a-f]+)\/|shard-([0-9a-f]+)\.yaml/.exec(f);
+      const id = shard ? (shard[1] ?? shard[2]) : undefined;
+      // The two root lists change only when a shard appears or empties.
+      if (id === undefined) expect(['gitops/flux/kustomization.yaml', 'gitops/argocd/kustomization.yaml'], f).toContain(f);
+      else expect(touched.has(id), f).toBe(true);
+    }
+    expect(changed.length).toBeGreaterThan(0);
+  });
+
+  it('Argo CD: one Application per shard, applying three ApplicationSets that read only its shard\'s generator files', () => {
+    const options = resolveGitopsOptions({ shards: 16, argocd: { enabled: true, repoURL: 'https://g.example/r.git' } }, 'kcp-system');
+    const out = renderGitops(many, options);
+    const shards = [...new Set(many.map((r) => shardOf(r.name, 16)))].sort();
+    const sets = [...out.keys()].filter((f) => /^gitops\/argocd\/shards\/[0-9a-f]+\/applicationset-/.test(f));
+    expect(sets).toHaveLength(3 * shards.length);
+    expect((out.get('gitops/argocd/kustomization.yaml') as Rec).resources).toEqual(shards.map((s) => `shard-${s}.yaml`));
+    for (const s of shards) {
+      const set = out.get(`gitops/argocd/shards/${s}/applicationset-skr.yaml`) as Rec;
+      expect(set.spec.generators[0].matrix.generators[0].git.files).toStrictEqual([{ path: `dist/gitops/argocd/shards/${s}/*.json` }]);
+      const files = [...out.keys()].filter((f) => f.startsWith(`gitops/argocd/shards/${s}/`) && f.endsWith('.json'));
+      expect(files.map((f) => path.basename(f, '.json'))).toEqual(many.filter((r) => shardOf(r.name, 16) === s).map((r) => r.name).sort());
+    }
   });
 });
