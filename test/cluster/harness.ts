@@ -47,6 +47,12 @@ export interface StartTestClusterOptions {
   detached?: boolean;
   /** Progress lines (build, start). */
   log?: (line: string) => void;
+  /**
+   * Programs started with the cluster once it is ready (CRDs installed), in order, e.g. the
+   * registry-cache module's admission webhook (test/registry-cache-webhook/). Each returns the pids it
+   * started (killed with the cluster's on process exit) and a stop, which stop() awaits first.
+   */
+  addons?: readonly ((cluster: TestCluster) => Promise<{ pids: readonly number[]; stop: () => Promise<void> }>)[];
 }
 
 export type ClusterUser = 'admin' | 'narrow';
@@ -362,8 +368,10 @@ export async function startTestCluster(options: StartTestClusterOptions = {}): P
     };
 
     let stopping: Promise<void> | undefined;
+    const addonStops: (() => Promise<void>)[] = [];
     const stop = () => {
       stopping ??= (async () => {
+        for (const stopAddon of addonStops.reverse()) await stopAddon().catch(() => undefined);
         liveClusters.delete(key);
         await endProcesses([apiserver.pid, etcd.pid]);
         if (watchdog !== undefined) killNow([watchdog]);
@@ -388,6 +396,16 @@ export async function startTestCluster(options: StartTestClusterOptions = {}): P
     await kubectl(['apply', '--server-side', '--field-manager=kyma-fleet-test-cluster', '-f', '-'], { input: narrowRbacYaml() });
     const crds = options.crds ?? 'all';
     if (crds === 'all' || crds.length > 0) await installCrds(crds);
+    for (const addon of options.addons ?? []) {
+      try {
+        const started = await addon(cluster);
+        addonStops.push(started.stop);
+        if (!detached) liveClusters.get(key)?.pids.push(...started.pids);
+      } catch (err) {
+        await stop();
+        throw err;
+      }
+    }
     options.log?.(`test cluster ready at ${server} (folder ${dir})`);
     return cluster;
   } catch (err) {

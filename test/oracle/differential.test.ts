@@ -11,7 +11,7 @@
 // Every upstream field error must be matched by a kyma-fleet error at the same field.
 // Seed: fixed under CI, new per local run (printed); KYMA_FLEET_ORACLE_SEED=<seed> repeats a run,
 // KYMA_FLEET_ORACLE_DIFF_CASES=<n> draws more settings (default 2,000).
-// Falco's half is blocked: the Go module proxy does not serve gardener-extension-shoot-falco-service.
+// Falco and Lakom have differential tests of their own (differential-falco.test.ts, differential-lakom.test.ts).
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -411,7 +411,6 @@ describeWithOracle('registry-cache validation, differential against upstream', (
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([rule, r]) => `  ${rule.padEnd(72)} errors=${r.diagnostics} agreed=${r.agreed} stricter=${r.stricter} bugs=${r.bugs}`)
       .join('\n')}`);
-    console.info('[differential] Falco: not judged; the Go module proxy refuses every version of github.com/gardener/gardener-extension-shoot-falco-service (docs/testing.md)');
 
     const failing = judged.filter((j) => j.problems.length > 0);
     const shown: string[] = [];
@@ -425,10 +424,4 @@ describeWithOracle('registry-cache validation, differential against upstream', (
     expect(counts.refusedByKymaFleetAcceptedByUpstream).toBeGreaterThan(0);
     for (const code of MIRRORED) expect(table.has(code), `no case reached ${code}`).toBe(true);
   }, 600_000);
-
-  it('Falco cannot be judged: the oracle says why (the module is not served)', async () => {
-    const r = await oracle.request('falco/validate', {});
-    expect(r.error).toMatch(/^unavailable: /);
-    console.info(`[differential] Falco: ${r.error}`);
-  });
 });

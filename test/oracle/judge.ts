@@ -1,8 +1,11 @@
 // Judges a rendered dist/ folder with the upstream oracle: every Shoot fragment
 // (dist/runtimes/<name>/garden/) is decoded strictly with its spec.resources validated by Gardener,
-// every extension entry goes through upstream admission, and every Runtime fragment
-// (dist/runtimes/<name>/kcp/) through KIM's own mapping, compared with the runtime's Shoot fragment.
-// One line per object and extension entry. Other folders (skr/, skr-config/, gitops/) are not read.
+// every extension entry goes through its extension's admission (registry-cache, shoot-falco-service:
+// mutator and validator, shoot-lakom-service), and every Runtime fragment (dist/runtimes/<name>/kcp/)
+// through KIM's own mapping, compared with the runtime's Shoot fragment. One line per object and
+// extension entry. Other folders (skr/, skr-config/, gitops/) are not read. Falco versions are judged
+// against the FalcoProfile given (the fleet's snapshot) as of `now`; without one, the rendered version
+// stands in and the line notes that it was not judged.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -20,7 +23,7 @@ export interface JudgeLine {
   /** What was judged: `spec.resources`, an extension type (`registry-cache`, `shoot-falco-service`), `KIM registry-cache`. */
   entry: string;
   verdict: Verdict;
-  /** Upstream's messages (refused), the differences (differs), or the reason (not-judged). */
+  /** Upstream's messages (refused), the differences (differs: KIM's mapping, or the Falco mutator's changes), or the reason (not-judged). */
   messages: string[];
   /** Extra facts worth showing, e.g. the name rule's map or text-only differences. */
   notes: string[];
@@ -70,10 +73,46 @@ function extensionsOf(shoot: KubeObject): ExtensionEntry[] {
   return Array.isArray(spec.extensions) ? spec.extensions : [];
 }
 
-/** Short form of the Falco op's "unavailable" answer, for the per-entry line. */
-export const FALCO_NOT_JUDGED = 'the Falco extension module is not served by the Go module proxy (docs/testing.md)';
+export interface JudgeOptions {
+  /** The FalcoProfile (the fleet's snapshot) to judge falcoVersion against. */
+  falcoProfile?: KubeObject;
+  /** The instant kyma-fleet rendered at (synth --now), for the profile's expiration dates. */
+  now?: string;
+  /**
+   * Judge Falco as an admission run with --otlp-logging (upstream's default is off, and then the
+   * `otlp` destination is refused: `destination "otlp" is not configured`). A landscape's choice.
+   */
+  otlpLogging?: boolean;
+}
 
-async function judgeShoot(oracle: Oracle, fragment: Fragment): Promise<JudgeLine[]> {
+async function judgeFalco(oracle: Oracle, shoot: KubeObject, opts: JudgeOptions): Promise<{ verdict: Verdict; messages: string[]; notes: string[] }> {
+  const r = await oracle.request('falco/validate', {
+    shoot,
+    ...(opts.falcoProfile ? { falcoProfile: opts.falcoProfile } : { standInProfile: true }),
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.otlpLogging ? { otlpLogging: true } : {}),
+  });
+  if (r.error !== undefined) {
+    if (!r.error.startsWith('unavailable:')) throw new Error(`oracle falco/validate: ${r.error}`);
+    return { verdict: 'not-judged', messages: [r.error.slice('unavailable: '.length)], notes: [] };
+  }
+  if (r.skipped) return { verdict: 'disabled', messages: [], notes: [r.skipped] };
+  const notes = [...(r.notes ?? [])];
+  if (!r.accepted) return { verdict: 'refused', messages: r.errors ?? [], notes };
+  // The renderer writes the mutator's defaults itself: a change shows as drift in every GitOps diff.
+  // Without a FalcoProfile the default version cannot be known, so a version the mutator adds is noted.
+  const mutations = (r.mutations ?? []).filter((m) => {
+    if (!opts.falcoProfile && m.startsWith('providerConfig.falcoVersion: rendered (none)')) {
+      notes.push(`the mutator adds falcoVersion (no FalcoProfile given): ${m}`);
+      return false;
+    }
+    return true;
+  });
+  if (mutations.length > 0) return { verdict: 'differs', messages: mutations.map((m) => `the Falco mutator changes ${m}`), notes };
+  return { verdict: 'accepted', messages: [], notes };
+}
+
+async function judgeShoot(oracle: Oracle, fragment: Fragment, opts: JudgeOptions): Promise<JudgeLine[]> {
   const lines: JudgeLine[] = [];
   const object = describeObject(fragment.object);
   // The fragment as the API server decodes it, and its spec.resources as Gardener validates them.
@@ -87,13 +126,12 @@ async function judgeShoot(oracle: Oracle, fragment: Fragment): Promise<JudgeLine
       if (r.skipped) lines.push(line('disabled', [], [r.skipped]));
       else lines.push(r.accepted ? line('accepted') : line('refused', r.errors ?? []));
     } else if (ext.type === 'shoot-falco-service') {
-      const r = await oracle.request('falco/validate', { shoot: fragment.object });
-      if (r.error !== undefined) {
-        if (!r.error.startsWith('unavailable:')) throw new Error(`oracle falco/validate: ${r.error}`);
-        lines.push(line('not-judged', [FALCO_NOT_JUDGED]));
-      } else {
-        lines.push(r.accepted ? line('accepted') : line('refused', r.errors ?? []));
-      }
+      const f = await judgeFalco(oracle, fragment.object, opts);
+      lines.push(line(f.verdict, f.messages, f.notes));
+    } else if (ext.type === 'shoot-lakom-service') {
+      const r = await oracle.ask('lakom/validate', { shoot: fragment.object, standInSecrets: true });
+      if (r.skipped) lines.push(line('disabled', [], [r.skipped]));
+      else lines.push(r.accepted ? line('accepted') : line('refused', r.errors ?? []));
     } else {
       lines.push(line('not-judged', [`no upstream oracle for extension type ${entry}`]));
     }
@@ -116,7 +154,7 @@ async function judgeRuntime(oracle: Oracle, fragment: Fragment, shoot: Fragment 
 }
 
 /** Judges every Shoot and Runtime fragment under distDir/runtimes/. */
-export async function judgeDist(oracle: Oracle, distDir: string): Promise<JudgeResult> {
+export async function judgeDist(oracle: Oracle, distDir: string, opts: JudgeOptions = {}): Promise<JudgeResult> {
   const runtimesDir = path.join(distDir, 'runtimes');
   if (!fs.existsSync(runtimesDir)) throw new Error(`${distDir} has no runtimes/ folder: not a kyma-fleet dist/`);
   const runtimes = fs.readdirSync(runtimesDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
@@ -125,7 +163,7 @@ export async function judgeDist(oracle: Oracle, distDir: string): Promise<JudgeR
       const shoots = readFragments(distDir, runtime, 'garden', 'Shoot');
       const runtimeCRs = readFragments(distDir, runtime, 'kcp', 'Runtime');
       const lines: JudgeLine[] = [];
-      for (const shoot of shoots) lines.push(...(await judgeShoot(oracle, shoot)));
+      for (const shoot of shoots) lines.push(...(await judgeShoot(oracle, shoot, opts)));
       for (const rt of runtimeCRs) lines.push(await judgeRuntime(oracle, rt, shoots[0]));
       return lines;
     }),
@@ -146,5 +184,5 @@ export function formatLine(l: JudgeLine, verbose = false): string {
 
 export function formatSummary(r: JudgeResult): string {
   const c = r.counts;
-  return `${r.lines.length} entries: ${c.accepted} accepted, ${c.refused} refused, ${c.disabled} disabled, ${c.equal} KIM-equal, ${c.differs} KIM-different, ${c['not-judged']} not judged`;
+  return `${r.lines.length} entries: ${c.accepted} accepted, ${c.refused} refused, ${c.disabled} disabled, ${c.equal} KIM-equal, ${c.differs} different (KIM mapping or Falco mutator), ${c['not-judged']} not judged`;
 }

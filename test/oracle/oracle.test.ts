@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithOracle } from './describe-with-oracle';
+import { describeWithOracle, falcoSkipReason } from './describe-with-oracle';
 import { Oracle } from './oracle';
 import type { KubeObject } from './protocol';
 import { ORACLE_DIR } from './tools';
@@ -33,13 +33,22 @@ describeWithOracle('the upstream oracle', () => {
     const v = await oracle.versions();
     const rc = requiredVersion('admission/go.mod', 'github.com/gardener/gardener-extension-registry-cache');
     const kim = requiredVersion('kim/go.mod', 'github.com/kyma-project/infrastructure-manager');
+    const lakom = requiredVersion('lakom/go.mod', 'github.com/gardener/gardener-extension-shoot-lakom-service');
     expect(v.admission['github.com/gardener/gardener-extension-registry-cache']).toBe(rc);
     expect(v.kim['github.com/kyma-project/infrastructure-manager']).toBe(kim);
+    expect(v.lakom['github.com/gardener/gardener-extension-shoot-lakom-service']).toBe(lakom);
     for (const doc of ['README.md', 'docs/testing.md']) {
       const text = fs.readFileSync(path.join(PROJECT, doc), 'utf8');
       expect(text, doc).toContain(rc);
       expect(text, doc).toContain(kim);
+      expect(text, doc).toContain(lakom);
       expect(text, doc).toContain(v.admission['github.com/gardener/gardener']!);
+      expect(text, doc).toContain(v.lakom['github.com/gardener/gardener']!);
+    }
+    // admission and falco share their compiled packages only while they pin the same versions.
+    if (v.falco) {
+      for (const module of ['github.com/gardener/gardener', 'k8s.io/apimachinery', 'sigs.k8s.io/controller-runtime']) expect(v.falco[module], module).toBe(v.admission[module]);
+      expect(v.falco['github.com/gardener/gardener-extension-shoot-falco-service']).toMatch(/^snapshot [0-9a-f]{16}$/);
     }
   });
 
@@ -52,8 +61,10 @@ describeWithOracle('the upstream oracle', () => {
     expect(unknown.error).toBe('unknown op "nope"');
     expect(missing.error).toBe('request needs a shoot or a providerConfig');
     expect(good).toMatchObject({ op: 'registry-cache/validate-config', fieldErrors: [] });
-    const falco = await oracle.request('falco/validate', {});
-    expect(falco.error).toMatch(/^unavailable: github.com\/gardener\/gardener-extension-shoot-falco-service is not served/);
+    const [falco, lakom] = await Promise.all([oracle.request('falco/validate', {}), oracle.request('lakom/validate', {})]);
+    // Without the Falco snapshot the client answers for the missing program, saying why.
+    expect(falco.error).toBe(falcoSkipReason() ? `unavailable: ${falcoSkipReason()}` : 'shoot is missing');
+    expect(lakom.error).toBe('request needs a shoot or a providerConfig');
   });
 
   it('accepts a valid registry-cache entry and refuses known-bad ones with upstream messages', async () => {

@@ -1,12 +1,14 @@
-// The TypeScript client of the upstream oracle: starts its two long-lived Go programs (built or
-// reused from the tool cache, see tools.ts), sends requests as JSON lines and matches each response
-// to its request (responses come in request order, one per line). One Oracle per test file: start it
-// in beforeAll, close it in afterAll; close() ends both programs, and a process exit kills them too.
+// The TypeScript client of the upstream oracle: starts its long-lived Go programs (admission, kim,
+// lakom, and falco where its snapshot is; built or reused from the tool cache, see tools.ts), sends
+// requests as JSON lines and matches each response to its request (responses come in request order,
+// one per line). One Oracle per test file: start it in beforeAll, close it in afterAll; close() ends
+// every program, and a process exit kills them too. Without the falco program, its op is answered
+// with an `error` starting "unavailable:" that says why, as a program answers an op it cannot serve.
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Op, Requests, Response } from './protocol';
 import { PROGRAM_OF } from './protocol';
-import { ensureOracleBinaries, oracleBinariesFromEnv, type OracleBinaries, type OracleProgram } from './tools';
+import { ensureOracleBinaries, FALCO_SKIP_ENV, falcoUnavailableReason, oracleBinariesFromEnv, type OracleBinaries, type OracleProgram } from './tools';
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -85,19 +87,39 @@ class OracleProcess {
 export class Oracle {
   private nextId = 1;
 
-  private constructor(private readonly processes: Record<OracleProgram, OracleProcess>) {}
+  private constructor(
+    private readonly processes: Partial<Record<OracleProgram, OracleProcess>>,
+    /** Why a program is not running (falco without its snapshot). */
+    private readonly missing: Partial<Record<OracleProgram, string>>,
+  ) {}
 
-  /** Starts both programs: from the paths the global setup built, else building or reusing them now. */
+  /** Starts the programs: from the paths the global setup built, else building or reusing them now. */
   static async start(binaries?: OracleBinaries, log?: (line: string) => void): Promise<Oracle> {
     const paths = binaries ?? oracleBinariesFromEnv() ?? (await ensureOracleBinaries(log));
-    return new Oracle({ admission: new OracleProcess('admission', paths.admission), kim: new OracleProcess('kim', paths.kim) });
+    const processes: Partial<Record<OracleProgram, OracleProcess>> = {
+      admission: new OracleProcess('admission', paths.admission),
+      kim: new OracleProcess('kim', paths.kim),
+      lakom: new OracleProcess('lakom', paths.lakom),
+    };
+    const missing: Partial<Record<OracleProgram, string>> = {};
+    if (paths.falco) processes.falco = new OracleProcess('falco', paths.falco);
+    else missing.falco = process.env[FALCO_SKIP_ENV] || falcoUnavailableReason() || 'the falco program was not built';
+    return new Oracle(processes, missing);
+  }
+
+  /** True when the program runs (falco needs its snapshot). */
+  has(program: OracleProgram): boolean {
+    return this.processes[program] !== undefined;
   }
 
   /** Sends one request; resolves with its response (which may carry `error`). */
   async request<O extends Op>(op: O, body: Requests[O]): Promise<Response<O>> {
     const id = this.nextId++;
     // An op no program serves goes to the admission program, which answers it with an error.
-    return (await this.processes[PROGRAM_OF[op] ?? 'admission'].request({ ...body, id, op })) as Response<O>;
+    const program = PROGRAM_OF[op] ?? 'admission';
+    const proc = this.processes[program];
+    if (!proc) return { id, op, error: `unavailable: ${this.missing[program]}` } as Response<O>;
+    return (await proc.request({ ...body, id, op })) as Response<O>;
   }
 
   /** Like request, but throws when the response is an `error` (the request could not be served). */
@@ -107,14 +129,16 @@ export class Oracle {
     return response as Exclude<Response<O>, { error: string }>;
   }
 
-  /** The upstream module versions of both programs. */
-  async versions(): Promise<Record<OracleProgram, Record<string, string>>> {
-    const admission = await this.processes.admission.request({ op: 'versions', id: this.nextId++ });
-    const kim = await this.processes.kim.request({ op: 'versions', id: this.nextId++ });
-    return { admission: (admission as { versions: Record<string, string> }).versions, kim: (kim as { versions: Record<string, string> }).versions };
+  /** The upstream module versions of each running program. */
+  async versions(): Promise<Partial<Record<OracleProgram, Record<string, string>>> & Record<'admission' | 'kim' | 'lakom', Record<string, string>>> {
+    const out: Partial<Record<OracleProgram, Record<string, string>>> = {};
+    for (const [name, proc] of Object.entries(this.processes) as [OracleProgram, OracleProcess][]) {
+      out[name] = ((await proc.request({ op: 'versions', id: this.nextId++ })) as { versions: Record<string, string> }).versions;
+    }
+    return out as Partial<Record<OracleProgram, Record<string, string>>> & Record<'admission' | 'kim' | 'lakom', Record<string, string>>;
   }
 
   async close(): Promise<void> {
-    await Promise.all(Object.values(this.processes).map((p) => p.close()));
+    await Promise.all(Object.values(this.processes).map((p) => p!.close()));
   }
 }

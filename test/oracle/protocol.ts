@@ -7,11 +7,14 @@
 // request's `id` (any JSON value) and `op`. A request that cannot be served (not JSON, unknown op,
 // malformed fields, an op whose upstream module is unavailable) is answered with `error` set and the
 // program keeps reading; a verdict (accepted or refused) is never an `error`. The program exits 0
-// when stdin closes. Two programs serve the ops (their dependency graphs cannot be one module):
+// when stdin closes. Four programs serve the ops (their dependency graphs cannot be one module):
 //   admission: versions, registry-cache/validate, registry-cache/validate-config,
-//              shoot/validate-resources, falco/validate
+//              shoot/validate-resources
 //   kim:       versions, kim/registry-cache
-// The client (oracle.ts) starts both and routes each op to its program.
+//   lakom:     versions, lakom/validate
+//   falco:     versions, falco/validate (built only where the Falco snapshot is; without it the
+//              client answers the op with an `error` starting "unavailable:")
+// The client (oracle.ts) starts them and routes each op to its program.
 
 /** A Kubernetes object as JSON (a Shoot, a Runtime, a Secret, ...). */
 export type KubeObject = Record<string, unknown>;
@@ -50,8 +53,23 @@ export interface Requests {
   'registry-cache/validate-config': { providerConfig: unknown; fieldPath?: (string | number)[] };
   /** The Shoot decoded strictly, then Gardener's ValidateResources on its spec.resources. */
   'shoot/validate-resources': { shoot: KubeObject };
-  /** Always answered with an `error` starting "unavailable:" (the Falco module is not served). */
-  'falco/validate': { shoot?: KubeObject; falcoProfile?: string };
+  /**
+   * Falco Shoot admission: the Shoot is decoded strictly, the extension's Shoot mutator runs on the
+   * v1beta1 Shoot, then its Shoot validator on the mutated internal Shoot, with the extension's
+   * profile manager holding `falcoProfile` (a FalcoProfile object). `now` (RFC 3339) is the instant
+   * to judge expiry at (dates are shifted by wall clock - now, as the extension compares with
+   * time.Now()). Without a profile, `standInProfile` makes the rendered falcoVersion the one supported
+   * version (it is then not judged, and `notes` says so). `otlpLogging` is the admission's
+   * --otlp-logging flag (default false, as upstream's).
+   */
+  'falco/validate': { shoot?: KubeObject; falcoProfile?: KubeObject; now?: string; standInProfile?: boolean; otlpLogging?: boolean };
+  /**
+   * Lakom Shoot admission: `shoot`, or `providerConfig` + `resources` (one shoot-lakom-service entry);
+   * the Shoot is decoded strictly, then the extension's Shoot validator runs with a fake client
+   * holding `secrets` and, with `standInSecrets`, a Secret with one valid public key (data key
+   * `keys`) for every Secret resource left without one.
+   */
+  'lakom/validate': { shoot?: KubeObject; providerConfig?: unknown; resources?: unknown[]; secrets?: KubeObject[]; standInSecrets?: boolean };
   /**
    * KIM's patch mapping of `runtime` (a Runtime CR, decoded strictly with KIM's types) on a Shoot that
    * starts as `currentShoot`; with `rendered` (kyma-fleet's Shoot fragment) also the comparison, and
@@ -76,7 +94,27 @@ export interface Responses {
   };
   'registry-cache/validate-config': { fieldErrors: FieldError[]; decodeError?: string };
   'shoot/validate-resources': { accepted: boolean; errors?: string[]; refusedBy?: 'shoot-decode' | 'api-validation' };
-  'falco/validate': { accepted: boolean; errors?: string[] };
+  'falco/validate': {
+    accepted: boolean;
+    /** Each error as upstream prints it (the validator's joined errors one by one). */
+    errors?: string[];
+    /** `shoot-decode`, `mutator` (the mutating webhook failed, e.g. on strict decoding) or `admission`. */
+    refusedBy?: 'shoot-decode' | 'mutator' | 'admission';
+    /** Set when the webhooks would not run (no entry, or it is disabled). */
+    skipped?: string;
+    /** Where the mutator changed the rendered providerConfig (`<path>: rendered X, mutator Y`); empty: nothing. */
+    mutations?: string[];
+    mutatedProviderConfig?: unknown;
+    notes?: string[];
+  };
+  'lakom/validate': {
+    accepted: boolean;
+    errors?: string[];
+    refusedBy?: 'shoot-decode' | 'admission';
+    skipped?: string;
+    /** The validator's field errors (empty when it refused while decoding). */
+    fieldErrors?: FieldError[];
+  };
   'kim/registry-cache': {
     /** False when KIM's types refuse the Runtime (errors say why). */
     accepted: boolean;
@@ -112,11 +150,12 @@ export type Op = keyof Requests;
 export type Response<O extends Op> = (Responses[O] & { id?: unknown; op: O; error?: undefined }) | { id?: unknown; op: O; error: string };
 
 /** Which program serves an op. */
-export const PROGRAM_OF: Record<Op, 'admission' | 'kim'> = {
+export const PROGRAM_OF: Record<Op, 'admission' | 'kim' | 'lakom' | 'falco'> = {
   versions: 'admission',
   'registry-cache/validate': 'admission',
   'registry-cache/validate-config': 'admission',
   'shoot/validate-resources': 'admission',
-  'falco/validate': 'admission',
+  'falco/validate': 'falco',
+  'lakom/validate': 'lakom',
   'kim/registry-cache': 'kim',
 };

@@ -25,7 +25,7 @@ export function reproducers(result: JudgeResult, distDir: string, context = ''):
       [
         `${context}${l.file} (${l.object}) ${l.entry}`,
         `  kyma-fleet: accepted (rendered by synth)`,
-        `  upstream:   ${l.verdict} (${l.entry.startsWith('KIM') ? 'KIM mapping vs garden/' : l.entry === 'spec.resources' ? 'Gardener API validation' : 'admission'})`,
+        `  upstream:   ${l.verdict} (${l.entry.startsWith('KIM') ? 'KIM mapping vs garden/' : l.entry === 'spec.resources' ? 'Gardener API validation' : l.verdict === 'differs' ? 'admission mutator vs garden/' : 'admission'})`,
         ...l.messages.map((m) => `    ${m}`),
         ...l.notes.map((n) => `    note: ${n}`),
         '  rendered:',

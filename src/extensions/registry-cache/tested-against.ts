@@ -11,7 +11,7 @@ export const registryCacheTestedAgainst: readonly UpstreamPin[] = [
     goMod: 'test/oracle/admission/go.mod',
     modules: {
       'github.com/gardener/gardener-extension-registry-cache': 'v0.24.0',
-      'github.com/gardener/gardener': 'v1.147.1',
+      'github.com/gardener/gardener': 'v1.149.0',
     },
   },
   {

@@ -6,7 +6,10 @@
 //	registry-cache/validate         Shoot admission of the registry-cache entry
 //	registry-cache/validate-config  bare ValidateRegistryConfig field errors of one providerConfig
 //	shoot/validate-resources        strict Shoot decoding and Gardener's ValidateResources on spec.resources
-//	falco/validate                  an "unavailable: …" error: the Falco module is not served
+//
+// Falco and Lakom have programs of their own (../falco, ../lakom). This module pins the same
+// dependency versions as ../falco (Gardener v1.149.0, k8s.io v0.36.3, ...), so that the two share
+// their compiled packages in the Go build cache.
 package main
 
 import (
@@ -22,7 +25,6 @@ func main() {
 		"registry-cache/validate":        handleRegistryCacheValidate,
 		"registry-cache/validate-config": handleRegistryCacheValidateConfig,
 		"shoot/validate-resources":       handleShootValidateResources,
-		"falco/validate":                 handleFalcoValidate,
 	}
 	if err := jsonlines.Serve(os.Stdin, os.Stdout, handlers); err != nil {
 		fmt.Fprintln(os.Stderr, "oracle-admission:", err)
