@@ -89,8 +89,8 @@ describe('kyma-fleet binary', () => {
       const r = fx.runBinary(['validate', '--now', NOW]);
       expect(r.code).toBe(1);
       expect(r.errLines).toEqual([
-        'fleet/runtimes/bad.yaml:13:12: error at channel: should match \'^[a-z]+$\' (got "Regular") [E_CHANNEL]',
-        'fleet/runtimes/bad.yaml:17:21: error at extensions.registry-cache.caches[0].upstream: Invalid value: "https://docker.io": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\') (an upstream is host[:port], without scheme) [E_REGCACHE_UPSTREAM]',
+        'fleet/runtimes/bad.yaml:13:12: error at channel: must be lowercase letters only (got "Regular") [E_CHANNEL]',
+        'fleet/runtimes/bad.yaml:17:21: error at extensions.registry-cache.caches[0].upstream: Invalid value: "https://docker.io": drop "https://": an upstream is host[:port], without scheme: write "docker.io" [E_REGCACHE_UPSTREAM]',
         'fleet: 2 errors',
       ]);
     });
@@ -99,7 +99,7 @@ describe('kyma-fleet binary', () => {
       const r = fx.runBinary(['validate', '--now', NOW], { GITHUB_ACTIONS: 'true' });
       expect(r.code).toBe(1);
       expect(r.stdout).toContain(
-        "::error file=fleet/runtimes/bad.yaml,line=13,col=12,title=E_CHANNEL at channel::should match '^[a-z]+$' (got \"Regular\")\n",
+        '::error file=fleet/runtimes/bad.yaml,line=13,col=12,title=E_CHANNEL at channel::must be lowercase letters only (got "Regular")\n',
       );
     });
 
@@ -115,7 +115,9 @@ describe('kyma-fleet binary', () => {
         line: 13,
         col: 12,
         field: 'channel',
-        message: 'should match \'^[a-z]+$\' (got "Regular")',
+        message: 'must be lowercase letters only (got "Regular")',
+        // The regular expression only here, in JSON (issue 26).
+        details: { pattern: '^[a-z]+$' },
       });
     });
 

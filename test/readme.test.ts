@@ -1,15 +1,18 @@
 // The README stays true for a newcomer: every command it shows in a `console` block runs as shown,
-// in README order, in a copy of the example fleet (with its dist/ and status dump) where kyma-fleet
-// is installed as a fleet repository has it (node_modules/.bin, so `npx kyma-fleet` resolves
-// locally), and prints the lines shown under it. Commands in `sh` blocks are the set-up commands,
-// which this test cannot run inside `npm test`; each is checked against what runs them (.ci/run, the
-// package tests). And the README stays short.
+// in README order, in a copy of the example fleet (with its dist/ and status dump) laid out as the
+// clone is (`node bin/kyma-fleet.js`), and prints the lines shown under it. Commands in `sh` blocks
+// are the set-up commands; each is checked against what runs them (.ci/run; the install block is
+// run line by line by test/package/ci-runner.test.ts). No command is a bare `npx kyma-fleet`, which
+// would ask the public registry where kyma-fleet is not installed (issue 26). The `$schema` paths it
+// names are the ones init writes. And the README stays short.
 
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderFleetSchemas } from '../scripts/write-fleet-schemas';
+import { scaffoldFleetRepo } from '../src/scaffold/templates';
 import { REPO, testProcessEnv } from './helpers/fleet-fixture';
 
 const README = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
@@ -128,8 +131,28 @@ describe('README.md', () => {
 
   it('shows the tour (validate, explain, synth, diff, status) as commands this test runs', () => {
     const shown = steps.map((s) => s.command.split(/\s+/).slice(0, 3).join(' '));
-    for (const c of ['npx kyma-fleet validate', 'npx kyma-fleet explain', 'npx kyma-fleet synth', 'npx kyma-fleet diff', 'npx kyma-fleet status']) expect(shown).toContain(c);
-    expect(shown.indexOf('npx kyma-fleet validate')).toBeLessThan(shown.indexOf('npx kyma-fleet status'));
+    for (const c of ['validate', 'explain', 'synth', 'diff', 'status']) expect(shown).toContain(`node bin/kyma-fleet.js ${c}`);
+    expect(shown.indexOf('node bin/kyma-fleet.js validate')).toBeLessThan(shown.indexOf('node bin/kyma-fleet.js status'));
+  });
+
+  it('never runs a bare `npx kyma-fleet` (it asks the public registry where kyma-fleet is not installed), and says why', () => {
+    const commands = [...steps.map((s) => s.command), ...setupCommands.map((c) => c.command)];
+    expect(commands.filter((c) => /(^|[;&|(]\s*)npx (?!--no-install )[^|;&]*kyma-fleet/.test(c))).toEqual([]);
+    expect(README).toMatch(/not registered there: a bare `npx kyma-fleet`\nwhere it is not installed asks the public registry, and whoever claims the name runs code/);
+  });
+
+  it('names the $schema paths init writes, for each folder of the fleet', () => {
+    const said = /`# yaml-language-server: \$schema=<path>`, relative to the file \(as `init` writes it:\n`([^`]+)` in `fleet\.yaml`, `([^`]+)` in `groups\/` and `runtimes\/`\)/.exec(README);
+    expect(said, 'README.md says which $schema path each fleet file gets').not.toBeNull();
+    const files = scaffoldFleetRepo({ name: 'acme', kymaFleetVersion: '0.0.0', schemas: renderFleetSchemas(), newId: () => '00000000-0000-4000-8000-000000000001' });
+    const fleetFiles = [...files].filter(([rel]) => rel.startsWith('fleet/'));
+    expect(fleetFiles.length).toBeGreaterThan(2);
+    for (const [rel, text] of fleetFiles) {
+      const ref = /^# yaml-language-server: \$schema=(\S+)$/m.exec(text.split('\n')[0]!)![1]!;
+      const kind = (/^kind: (\w+)$/m.exec(text)![1]!).toLowerCase();
+      const expected = rel === 'fleet/fleet.yaml' ? said![1]! : said![2]!.replace('<kind>', kind);
+      expect(ref, rel).toBe(expected);
+    }
   });
 
   it('the set-up commands are the ones CI and the package tests run', () => {
@@ -140,10 +163,22 @@ describe('README.md', () => {
       // .ci/run: `npm ci --no-audit --no-fund`, then `npm test` under CI=true.
       'npm ci': () => expect(ciRun.some((l) => /^npm ci\b/.test(l))).toBe(true),
       'npm test': () => expect(ciRun).toContain('npm test'),
-      // test/package/install-tarball.test.ts packs the tarball and installs it into an empty folder.
-      'npm ci && npm pack': () => expect(packageTest).toMatch(/'pack'/),
-      [`npm install --save-dev ../kyma-fleet/kyma-fleet-${version}.tgz`]: () => expect(packageTest).toMatch(/'install'/),
+      // `npm run pack` is scripts/pack.mjs after the build; the package tests run that script.
+      'npm ci && npm run pack': () => {
+        expect((JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.pack).toBe('npm run build && node scripts/pack.mjs');
+        expect(packageTest).toContain("'scripts/pack.mjs'");
+      },
     };
+    // The rest of the install block: test/package/ci-runner.test.ts runs these lines as written.
+    const ciRunner = fs.readFileSync(path.join(REPO, 'test/package/ci-runner.test.ts'), 'utf8');
+    for (const line of [
+      `node bin/kyma-fleet.js init ../my-fleet --kyma-fleet-from kyma-fleet-${version}.tgz`,
+      'cd ../my-fleet && npm install',
+      'npx --no-install kyma-fleet synth',
+      'git init -b main && git add . && git commit -m "kyma-fleet init"',
+    ]) {
+      checks[line] = () => expect(ciRunner).toContain('README_INSTALL_BLOCK');
+    }
     expect(setupCommands.length).toBeGreaterThan(0);
     for (const c of setupCommands) {
       expect(Object.keys(checks), `${c.where}: a command this test neither runs nor checks (put tour commands in a console block)`).toContain(c.command);
@@ -156,10 +191,8 @@ describe('README.md', () => {
     beforeAll(() => {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-fleet-readme-'));
       for (const d of ['fleet', 'dist', 'fleet-status-sample']) fs.cpSync(path.join(REPO, d), path.join(dir, d), { recursive: true });
-      // kyma-fleet installed as in a fleet repository: npx finds node_modules/.bin/kyma-fleet.
-      fs.mkdirSync(path.join(dir, 'node_modules', '.bin'), { recursive: true });
-      fs.symlinkSync(REPO, path.join(dir, 'node_modules', 'kyma-fleet'));
-      fs.symlinkSync('../kyma-fleet/bin/kyma-fleet.js', path.join(dir, 'node_modules', '.bin', 'kyma-fleet'));
+      // Laid out as the clone: bin/kyma-fleet.js (which loads the clone's lib/).
+      fs.symlinkSync(path.join(REPO, 'bin'), path.join(dir, 'bin'));
       fs.mkdirSync(path.join(dir, '.home'));
     });
     afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -171,7 +204,7 @@ describe('README.md', () => {
         cwd: dir,
         encoding: 'utf8',
         timeout: 120_000,
-        // npm's own files in the workspace, and never the network: npx must resolve the local install.
+        // npm's own files in the workspace, and never the network.
         env: { ...testProcessEnv(), HOME: path.join(dir, '.home'), npm_config_offline: 'true', npm_config_update_notifier: 'false', npm_config_cache: path.join(dir, '.home', 'npm') },
       });
       expect(r.stderr, step.where).toBe('');

@@ -61,23 +61,23 @@ function expectWorkflow(text: string): void {
   expect(wf.jobs.garden.permissions).toEqual({ contents: 'write' });
   expect(wf.jobs.garden.concurrency).toEqual({ group: 'kyma-fleet-garden', 'cancel-in-progress': false });
   const gardenRuns = (wf.jobs.garden.steps as WorkflowStep[]).map((st) => st.run ?? '').join('\n');
-  expect(gardenRuns).toMatch(/npx kyma-fleet apply garden --kubeconfig "\$RUNNER_TEMP\/garden.yaml" --garden-context garden\n/);
+  expect(gardenRuns).toMatch(/npx kyma-fleet apply garden --kubeconfig "\$RUNNER_TEMP\/garden.yaml" --garden-context garden "\$\{mass\[@\]\}"/);
   expect(gardenRuns).not.toContain('--dry-run');
   expect(gardenRuns).toContain('git add fleet/status/garden-apply.json');
   // Hourly and on demand: the rollout rings job (docs/rollout.md) observes, advances (a closed gate,
   // exit 6, is no failure), renders and proposes the result as a pull request.
   expect(wf.on.schedule).toEqual([{ cron: '17 * * * *' }, { cron: '23 5 * * 1' }]);
-  expect(wf.jobs.rollout.if).toContain("github.event_name == 'schedule'");
+  expect(wf.jobs.rollout.if).toContain("github.event.schedule == '17 * * * *'");
   expect(wf.jobs.rollout.concurrency).toEqual({ group: 'kyma-fleet-rollout', 'cancel-in-progress': false });
   const rolloutRuns = (wf.jobs.rollout.steps as WorkflowStep[]).map((st) => st.run ?? '').join('\n');
-  expect(rolloutRuns).toMatch(/npx kyma-fleet status \$live\n[^]*npx kyma-fleet rollout advance \$live \|\| code=\$\?\n[^]*\[ "\$code" != 6 \][^]*npx kyma-fleet synth\n/);
+  expect(rolloutRuns).toMatch(/npx kyma-fleet status "\$\{live\[@\]\}"\n[^]*npx kyma-fleet rollout advance "\$\{live\[@\]\}" \|\| code=\$\?\n[^]*\[ "\$code" != 6 \][^]*npx kyma-fleet synth\n/);
   expect(rolloutRuns).toContain('git add fleet/status fleet/rollout dist');
   expect(rolloutRuns).toContain('gh pr create --base main');
   // Weekly and on demand, optional: the refresh job onboards new runtimes and refreshes the
   // catalog and snapshots (docs/onboarding.md), then proposes the result as a pull request.
   expect(wf.jobs.refresh.if).toContain("github.event.schedule == '23 5 * * 1'");
   const refreshRuns = (wf.jobs.refresh.steps as WorkflowStep[]).map((st) => st.run ?? '').join('\n');
-  expect(refreshRuns).toMatch(/npx kyma-fleet import runtimes \$kc --kcp-context kcp --project "\$GARDEN_PROJECT"\n[^]*npx kyma-fleet catalog refresh \$kc --kcp-context kcp\n[^]*npx kyma-fleet profile refresh \$kc --garden-context garden[^]*npx kyma-fleet synth/);
+  expect(refreshRuns).toMatch(/npx kyma-fleet import runtimes "\$\{kc\[@\]\}" --kcp-context kcp --project "\$GARDEN_PROJECT"\n[^]*npx kyma-fleet catalog refresh "\$\{kc\[@\]\}" --kcp-context kcp\n[^]*npx kyma-fleet profile refresh "\$\{kc\[@\]\}" --garden-context garden[^]*npx kyma-fleet synth/);
   expect(refreshRuns).toContain('gh pr create --base main');
   const steps = workflowSteps(text);
   const index = (pred: (s: WorkflowStep) => boolean, what: string): number => {
@@ -262,16 +262,17 @@ describe('template builders', () => {
     expect(Object.keys((parsed.data as any).metadata.labels)).toEqual(['tier', 'kyma-fleet.dev/version']);
   });
 
-  it('writes a package.json that depends on this kyma-fleet version, and documents the git install', () => {
+  it('writes a package.json that depends on this kyma-fleet version, and documents the vendored install', () => {
     const pkg = JSON.parse(fleetPackageJson('kyma-fleet', VERSION));
     expect(pkg.name).not.toBe('kyma-fleet');
     expect(pkg.private).toBe(true);
     expect(pkg.devDependencies).toEqual({ 'kyma-fleet': VERSION });
     expect(JSON.parse(files.get('package.json')!).devDependencies).toEqual({ 'kyma-fleet': '9.8.7' });
     const readme = files.get('README.md')!;
-    // No registry serves kyma-fleet yet: the README says so and installs a tarball instead (no placeholder URL; test/cli/init-install.test.ts).
+    // No registry serves kyma-fleet yet: the README says so and installs a vendored tarball instead (no placeholder URL; test/cli/init-install.test.ts).
     expect(readme).toMatch(/asks the npm registry for kyma-fleet 9\.8\.7,\n {3}which no registry serves yet/);
-    expect(readme).toContain('npm install --save-dev --save-exact ../kyma-fleet/kyma-fleet-9.8.7.tgz');
+    expect(readme).toContain('npm install --save-dev --save-exact ./vendor/kyma-fleet-9.8.7.tgz');
+    expect(readme).not.toMatch(/(?<!--no-install )npx kyma-fleet [a-z]/);
   });
 
   it('ignores dependencies, the cache, the lock and the leftovers of a killed synth', () => {
@@ -435,7 +436,7 @@ describe('from init to a reviewed change, through the built CLI', () => {
     const r = inRepo(['new', 'runtime', 'acme-eu-prod-2', ...identity(ID_1.toUpperCase(), 'c-8d7c6b5')]);
     expect(r.code).toBe(1);
     expect(r.errLines[0]).toMatch(
-      new RegExp(`^error: --runtime-id: runtime ID "${ID_1.toUpperCase()}" is already declared in fleet/runtimes/acme-eu-prod\\.yaml:\\d+:\\d+ \\[E_DUPLICATE_RUNTIME_ID\\]$`),
+      new RegExp(`^error: --runtime-id: runtime ID "${ID_1.toUpperCase()}" is already declared in fleet/runtimes/acme-eu-prod\\.yaml:\\d+:\\d+, which git already has; this file is new \\(a copy\\?\\): give it its own runtime's values or delete it \\[E_DUPLICATE_RUNTIME_ID\\]$`),
     );
     expect(runtimeFiles()).toEqual(['acme-eu-prod.yaml', 'example-dev.yaml', 'example-prod.yaml']);
   });

@@ -108,7 +108,7 @@ describe('synth safety', () => {
     fx.replace('runtimes/acme-eu-dev-1.yaml', 'channel: fast', 'channel: Fast');
     const r = fx.runBinary(['synth', '--now', NOW]);
     expect(r.code).toBe(1);
-    expect(r.errLines[0]).toMatch(/^fleet\/runtimes\/acme-eu-dev-1\.yaml:\d+:\d+: error at channel: should match/);
+    expect(r.errLines[0]).toMatch(/^fleet\/runtimes\/acme-eu-dev-1\.yaml:\d+:\d+: error at channel: must be lowercase letters only \(got "Fast"\)/);
     expect(treeHash(path.join(fx.dir, 'dist'))).toBe(before);
   });
 

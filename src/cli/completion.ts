@@ -186,17 +186,29 @@ export function completionScript(shell: Shell, program: string): string {
 # Load it in this shell:  source <(${program} completion bash)
 # Load it in every shell: ${program} completion bash > ~/.local/share/bash-completion/completions/${program}
 # The candidates come from \`${program} ${COMPLETE_COMMAND} WORD...\`: commands, options, their values, runtime names.
+# It also completes \`npx [--no-install] ${program} WORD...\` (the documented use in a fleet repository),
+# asking the installed ${program} through \`npx --no-install\`, which never downloads; any other npx
+# command line gets bash's default completion.
 ${fn}() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" line prefix
   # Whole words up to the cursor (COMP_WORDS splits --output=json at the "=").
   local -a words
   read -r -a words <<< "\${COMP_LINE:0:COMP_POINT}"
   [[ "\${COMP_LINE:0:COMP_POINT}" == *[[:space:]] || \${#words[@]} -eq 0 ]] && words+=("")
+  local -a run=("\${words[0]}")
+  if [[ "\${words[0]##*/}" == npx ]]; then
+    local i=1
+    while [[ "\${words[i]:-}" == --no-install || "\${words[i]:-}" == --no ]]; do i=$((i + 1)); done
+    if [[ "\${words[i]:-}" != ${program} ]] || (( \${#words[@]} <= i + 1 )); then
+      compopt -o default 2>/dev/null; COMPREPLY=(); return 0
+    fi
+    run=(npx --no-install ${program}); words=("${program}" "\${words[@]:i+1}")
+  fi
   local word="\${words[\${#words[@]}-1]}"
   prefix="\${word%"\$cur"}"
   COMPREPLY=()
   local out
-  out="$("\${words[0]}" ${COMPLETE_COMMAND} "\${words[@]:1}" 2>/dev/null)" || return 0
+  out="$("\${run[@]}" ${COMPLETE_COMMAND} "\${words[@]:1}" 2>/dev/null)" || return 0
   while IFS= read -r line; do
     case "$line" in
       '') ;;
@@ -207,18 +219,27 @@ ${fn}() {
   done <<< "$out"
 }
 complete -F ${fn} ${program}
+complete -F ${fn} npx
 `;
     case 'zsh':
-      return `#compdef ${program}
+      return `#compdef ${program} npx
 # zsh completion for ${program}; written by \`${program} completion zsh\`
 # Load it in this shell:  source <(${program} completion zsh)
 # Load it in every shell: ${program} completion zsh > "\${fpath[1]}/_${program}"
 # The candidates come from \`${program} ${COMPLETE_COMMAND} WORD...\`: commands, options, their values, runtime names.
 ${fn}() {
   local line
-  local -a candidates
-  local out
-  out="$(\${words[1]} ${COMPLETE_COMMAND} "\${(@)words[2,CURRENT]}" 2>/dev/null)" || return 1
+  local -a candidates run
+  local out first=2
+  run=(\${words[1]})
+  if [[ \${words[1]:t} == npx ]]; then
+    # npx [--no-install] ${program} WORD...: the installed ${program}, through npx --no-install (never a download).
+    local i=2
+    while [[ \${words[i]} == --no-install || \${words[i]} == --no ]]; do (( i++ )); done
+    if [[ \${words[i]} != ${program} ]] || (( CURRENT <= i )); then _default; return; fi
+    run=(npx --no-install ${program}); first=$(( i + 1 ))
+  fi
+  out="$(\${run} ${COMPLETE_COMMAND} "\${(@)words[first,CURRENT]}" 2>/dev/null)" || return 1
   for line in "\${(@f)out}"; do
     case "$line" in
       '') ;;
@@ -233,7 +254,7 @@ ${fn}() {
 if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then
   ${fn} "$@"
 else
-  compdef ${fn} ${program}
+  compdef ${fn} ${program} npx
 fi
 `;
     case 'fish':
@@ -244,9 +265,17 @@ fi
 function __${fn.slice(1)}_complete
     set -l words (commandline -opc)
     set -l current (commandline -ct)
-    set -l program $words[1]
+    set -l run $words[1]
     set -e words[1]
-    for line in ($program ${COMPLETE_COMMAND} $words $current 2>/dev/null)
+    if test (basename -- $run) = npx
+        # npx [--no-install] ${program} WORD...: the installed ${program}, through npx --no-install (never a download).
+        while contains -- "$words[1]" --no-install --no
+            set -e words[1]
+        end
+        set -e words[1]
+        set run npx --no-install ${program}
+    end
+    for line in ($run ${COMPLETE_COMMAND} $words $current 2>/dev/null)
         switch $line
             case ':files'
                 __fish_complete_path $current
@@ -258,6 +287,7 @@ function __${fn.slice(1)}_complete
     end
 end
 complete -c ${program} -f -a '(__${fn.slice(1)}_complete)'
+complete -c npx -n '__fish_seen_subcommand_from ${program}' -f -a '(__${fn.slice(1)}_complete)'
 `;
   }
 }

@@ -73,6 +73,6 @@ export function topLevelHelpText(): string {
     ENVIRONMENT_VARIABLES.map((v) => `  ${v.name.padEnd(width)}  ${v.meaning}\n`).join('') +
     `\nDocumentation: ${docsLocation()}\n` +
     '  (commands, options, JSON output and exit codes: docs/cli.md; fleet format, applying with Flux and Argo CD,\n' +
-    '   CI, status, troubleshooting by error code: docs/ of the kyma-fleet repository)\n'
+    '   CI, status, troubleshooting by error code: the docs/ folder beside it)\n'
   );
 }

@@ -1,6 +1,8 @@
 // Diagnostics: the one error currency of every stage. Stages return them, never throw them;
 // only the CLI turns them into text, JSON and an exit code.
 
+import { plainMessage } from './plain-messages';
+
 export type Severity = 'error' | 'warning';
 
 /** A path into a YAML document: map keys and list indices. */
@@ -18,6 +20,8 @@ export interface Diagnostic {
   /** Field path, e.g. modules[0].channel ('' for the whole file). */
   readonly field: string;
   readonly message: string;
+  /** What only --output json shows: the regular expression a value failed (src/lib/plain-messages.ts). */
+  readonly details?: { readonly pattern: string };
 }
 
 /** Exit codes of the CLI, as fixed by the product contract. */
@@ -65,9 +69,17 @@ export function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Sorts and removes exact duplicates (two rules may find the same fault). */
+/** The message in plain words; a regular expression it named goes to details (./plain-messages.ts). */
+export function plainDiagnostic(d: Diagnostic): Diagnostic {
+  if (d.details) return d;
+  const plain = plainMessage(d.message);
+  if (plain.pattern === undefined) return plain.message === d.message ? d : { ...d, message: plain.message };
+  return { ...d, message: plain.message, details: { pattern: plain.pattern } };
+}
+
+/** Sorts and removes exact duplicates (two rules may find the same fault); messages in plain words. */
 export function normalizeDiagnostics(diags: readonly Diagnostic[]): Diagnostic[] {
-  const sorted = [...diags].sort(compareDiagnostics);
+  const sorted = diags.map(plainDiagnostic).sort(compareDiagnostics);
   const out: Diagnostic[] = [];
   for (const d of sorted) {
     const prev = out[out.length - 1];
@@ -78,7 +90,8 @@ export function normalizeDiagnostics(diags: readonly Diagnostic[]): Diagnostic[]
 }
 
 /** The one-line text form: `<file>:<line>:<col>: <severity> at <field>: <message> [<code>]`. */
-export function formatDiagnostic(d: Diagnostic): string {
+export function formatDiagnostic(diagnostic: Diagnostic): string {
+  const d = plainDiagnostic(diagnostic);
   const at = d.field === '' ? '' : ` at ${d.field}`;
   return `${d.file}:${d.line}:${d.col}: ${d.severity}${at}: ${d.message} [${d.code}]`;
 }

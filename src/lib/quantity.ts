@@ -94,3 +94,27 @@ export function parseQuantity(text: string): Quantity | undefined {
 export function isQuantity(text: string): boolean {
   return parseQuantity(text) !== undefined;
 }
+
+/** Byte units people write, by the quantity suffixes they may mean: [decimal, binary]. */
+const UNIT_WORDS: Readonly<Record<string, readonly [string, string]>> = {
+  k: ['k', 'Ki'], kb: ['k', 'Ki'], kib: ['k', 'Ki'], ki: ['k', 'Ki'],
+  m: ['M', 'Mi'], mb: ['M', 'Mi'], mib: ['M', 'Mi'], mi: ['M', 'Mi'],
+  g: ['G', 'Gi'], gb: ['G', 'Gi'], gib: ['G', 'Gi'], gi: ['G', 'Gi'],
+  t: ['T', 'Ti'], tb: ['T', 'Ti'], tib: ['T', 'Ti'], ti: ['T', 'Ti'],
+  p: ['P', 'Pi'], pb: ['P', 'Pi'], pib: ['P', 'Pi'], pi: ['P', 'Pi'],
+};
+
+/**
+ * For a size written the way people write sizes but Kubernetes does not (`10 GB`, `10GB`, `5 gi`),
+ * the two quantities it may mean and how they differ; undefined when the text is no such size.
+ */
+export function quantitySuggestion(text: string): string | undefined {
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]+)\s*$/.exec(text);
+  if (!m) return undefined;
+  const units = UNIT_WORDS[m[2]!.toLowerCase()];
+  if (!units) return undefined;
+  const [dec, bin] = units;
+  const n = m[1]!;
+  const k = ['k', 'M', 'G', 'T', 'P'].indexOf(dec) + 1;
+  return `write ${n}${bin} (binary, ${n}×2^${10 * k} bytes: what disk sizes usually mean) or ${n}${dec} (decimal, ${n}×10^${3 * k} bytes), without a space`;
+}

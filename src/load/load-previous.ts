@@ -1,12 +1,15 @@
 // Reads the previous render (a runtime's skr-config/ folder in an existing dist/, and its skr/
 // folder, where a dist/ rendered before the two-step SKR layout kept the config objects) for
 // transition rules such as "a cache's volume size is immutable". I/O at the edge of validation, lazily per runtime;
-// an absent or foreign dist/ simply means "no previous render". Only files the index lists are read.
+// an absent or foreign dist/ simply means "no previous render". Only files the index lists are read,
+// and only with the bytes the index records: a file edited by hand in dist/ is not what the last
+// synth rendered, so it is no previous render either (it is reported to `edited`, and synth restores
+// it from the fleet); a transition rule must never blame a fleet file for an edit made in dist/.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { type HashLookup, readIndexLookup } from '../lib/dist-index';
+import { type HashLookup, readIndexLookup, sha256 } from '../lib/dist-index';
 import { fastParseYaml } from '../lib/yaml/fast-yaml';
 
 export type PreviousManifests = (runtimeName: string, kinds?: readonly string[]) => readonly Record<string, unknown>[] | undefined;
@@ -20,7 +23,11 @@ const PARSE_OPTIONS = { version: '1.2', schema: 'core', maxAliasCount: 0, unique
  * `readIndex`: dist/'s index when the caller has read it already (synth does); else it is read
  * from `outDir`, on the first question only: a run whose runtimes are all unchanged asks none.
  */
-export function previousRenderReader(outDir: string, readIndex: () => HashLookup | undefined = () => readIndexLookup(path.resolve(outDir))): PreviousManifests {
+export function previousRenderReader(
+  outDir: string,
+  readIndex: () => HashLookup | undefined = () => readIndexLookup(path.resolve(outDir)),
+  edited: (relPath: string) => void = () => {},
+): PreviousManifests {
   let index: HashLookup | undefined | null = null;
   return (name, kinds) => {
     if (index === null) index = readIndex();
@@ -47,7 +54,12 @@ export function previousRenderReader(outDir: string, readIndex: () => HashLookup
     const out: Record<string, unknown>[] = [];
     for (const rel of files) {
       try {
-        const text = fs.readFileSync(path.join(outDir, ...rel.split('/')), 'utf8');
+        const bytes = fs.readFileSync(path.join(outDir, ...rel.split('/')));
+        if (sha256(bytes) !== index.hashOf(rel)) {
+          edited(rel);
+          continue;
+        }
+        const text = bytes.toString('utf8');
         // Our own output has the common shape the fast path reads (the same data as yaml's parse).
         const doc = (fastParseYaml(text.replace(/\r\n?/g, '\n'))?.data ?? parse(text, PARSE_OPTIONS)) as unknown;
         if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) continue;

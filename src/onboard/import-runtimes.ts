@@ -18,6 +18,8 @@ import { resolveFleet } from '../resolve/resolve';
 import { checkResolved } from '../resolve/resolved-rules';
 import { SCHEMAS_FOLDER, schemaFileName } from '../scaffold/templates';
 import { kymaRuntimeSchema } from '../validate/schema';
+import { groupsMissedBy } from '../validate/empty-selectors';
+import type { GroupDeclaration } from '../validate/model';
 import { validateFleet } from '../validate/validate';
 import { createFilesTogether, removeCreated } from './fleet-files';
 import { type FleetRuntime, type ImportPlan, type PlannedRuntime, planImport } from './import-plan';
@@ -49,6 +51,8 @@ export type ImportOutcome =
       /** Fleet runtimes the KCP lacks; empty when the read was incomplete. */
       readonly missingFromKcp: readonly FleetRuntime[];
       readonly refused: readonly Refusal[];
+      /** Groups whose selector matches none of the runtimes imported (or that would be): warnings at the selector. */
+      readonly groupsMissed: readonly Diagnostic[];
     }
   /** Writing failed (nothing of this run is left on disk). */
   | { readonly kind: 'write-failed'; readonly message: string }
@@ -86,7 +90,8 @@ export function importRuntimes(objects: readonly ReadObject[], options: ImportOp
   refused.sort((a, b) => cmp(a.where, b.where) || cmp(a.reason, b.reason));
   const missingFromKcp = options.complete ? plan.missingFromKcp : [];
   const strictRefused = options.strict && (refused.length > 0 || missingFromKcp.length > 0 || !options.complete);
-  const done = (written: readonly PlannedRuntime[]): ImportOutcome => ({ kind: 'done', plan: { ...plan, toWrite: accepted }, written, strictRefused, missingFromKcp, refused });
+  const groupsMissed = groupsMissedBy(existing.groups ?? [], accepted.map((p) => ({ name: p.name, labels: Object.fromEntries(p.candidate.labels) })));
+  const done = (written: readonly PlannedRuntime[]): ImportOutcome => ({ kind: 'done', plan: { ...plan, toWrite: accepted }, written, strictRefused, missingFromKcp, refused, groupsMissed });
   if (options.dryRun || strictRefused || accepted.length === 0) return done([]);
 
   const display = (abs: string): string => `${loaded.displayRoot}/${path.relative(loaded.root, abs).split(path.sep).join('/')}`;
@@ -108,7 +113,7 @@ export function importRuntimes(objects: readonly ReadObject[], options: ImportOp
 }
 
 /** Validation, resolution and the resolved rules of a loaded fleet; its runtimes when it has a model. */
-function checkLoaded(loaded: LoadedFleet, now: Date): { diagnostics: Diagnostic[]; fleet?: FleetRuntime[] } {
+function checkLoaded(loaded: LoadedFleet, now: Date): { diagnostics: Diagnostic[]; fleet?: FleetRuntime[]; groups?: readonly GroupDeclaration[] } {
   const validated = validateFleet(loaded, { now, allowEmpty: true });
   const diagnostics: Diagnostic[] = [...validated.diagnostics];
   if (!validated.model) return { diagnostics: normalizeDiagnostics(diagnostics) };
@@ -118,6 +123,7 @@ function checkLoaded(loaded: LoadedFleet, now: Date): { diagnostics: Diagnostic[
   return {
     diagnostics: normalizeDiagnostics(diagnostics),
     fleet: validated.model.runtimes.map((r) => ({ name: r.name, runtimeID: r.runtimeID, file: r.file })),
+    groups: validated.model.groups,
   };
 }
 
@@ -140,8 +146,10 @@ function checkCandidates(loaded: LoadedFleet, planned: readonly PlannedRuntime[]
     for (const d of parsed.diagnostics) if (d.severity === 'error') add(p.relPath, d);
     if (parsed.data !== undefined) docs.push({ expectedKind: 'KymaRuntime', relPath: p.relPath, file, data: parsed.data, positions: parsed.positions, digest: sha256(p.text) });
   }
-  // New documents last: a duplicate is reported on the new file ("already declared in <existing>").
-  const validated = validateFleet({ ...loaded, runtimes: [...loaded.runtimes, ...docs] }, { now, allowEmpty: true });
+  // A duplicate is reported on the new file ("already declared in <existing>"): the fleet's own
+  // files count as the ones git already has, the planned ones as new.
+  const tracked = (files: readonly string[]): ReadonlySet<string> => new Set(files.filter((f) => !relOfFile.has(f)));
+  const validated = validateFleet({ ...loaded, runtimes: [...loaded.runtimes, ...docs] }, { now, allowEmpty: true, tracked });
   const elsewhere: Diagnostic[] = [];
   for (const d of validated.diagnostics) {
     if (d.severity !== 'error') continue;

@@ -145,7 +145,8 @@ function resolveAtRevision(input: RingResolveInput, dir: string, revision: Revis
   const layers = loadFleet({ fleetDir: dir, cwd: input.cwd, extensions: input.extensions });
   const files = new Set(input.model.runtimes.filter((r) => names.has(r.name)).map((r) => r.file));
   const composed: LoadedFleet = { ...layers, runtimes: input.loaded.runtimes.filter((d) => files.has(d.file)), reusedRuntimes: [] };
-  const validated = validateFleet(composed, { now: input.now, allowEmpty: true, extensions: input.extensions });
+  // Only the runtimes at this revision: selectors are checked over the whole fleet, not here.
+  const validated = validateFleet(composed, { now: input.now, allowEmpty: true, extensions: input.extensions, partOfFleet: true });
   const diagnostics = [...validated.diagnostics];
   if (!validated.model) {
     diagnostics.push({

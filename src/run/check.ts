@@ -33,6 +33,8 @@ export interface CheckOptions {
   readonly layers?: FleetLayers;
   /** Folder of the parse cache; undefined parses every file. */
   readonly cacheDir?: string;
+  /** Only some of the fleet's runtimes are checked here (a part or shard); see ValidateOptions.partOfFleet. */
+  readonly partOfFleet?: boolean;
   /** dist/ of the previous render, for transition rules (immutable fields); ignored when absent. */
   readonly previousDist?: string;
   /** The index of previousDist when the caller has read it already (else it is read when needed). */
@@ -76,7 +78,7 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
   const knownRuntimes = options.runtimes
     ? [...(loaded.reusedRuntimes.length > 0 ? options.runtimes.identities(loaded.reusedRuntimes) : []), ...(options.runtimes.known ?? [])]
     : undefined;
-  const validated = validateFleet(loaded, { now: options.now, allowEmpty: options.allowEmpty, extensions, knownRuntimes });
+  const validated = validateFleet(loaded, { now: options.now, allowEmpty: options.allowEmpty, extensions, knownRuntimes, partOfFleet: options.partOfFleet });
   const diagnostics: Diagnostic[] = [];
   appendAll(diagnostics, validated.diagnostics);
   const runtimeDiagnostics = new Map<string, Diagnostic[]>(loaded.runtimes.map((d) => [d.file, []]));
@@ -97,7 +99,7 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
     // Cross-layer rules need every layer: with a broken group or default they would only cascade.
     if (validated.model.complete) {
       const fleetModel = model;
-      const read = options.previousDist ? previousRenderReader(path.resolve(cwd, options.previousDist), options.previousIndex) : () => undefined;
+      const read = options.previousDist ? previousRenderReader(path.resolve(cwd, options.previousDist), options.previousIndex, (rel) => diagnostics.push(handEdited(cwd, options.previousDist!, rel))) : () => undefined;
       const previous = (r: ResolvedRuntime, kinds?: readonly string[]) => (options.unchangedSincePrevious?.(fleetModel, r) ? undefined : read(r.runtime.name, kinds));
       // Also the working layers of the runtimes rendered at another ring's revision: `rollout start`
       // brings them to every ring, so what they would break is an error now (docs/rollout.md).
@@ -115,6 +117,23 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
     runtimeFiles: new Map(loaded.runtimes.map((d) => [d.file, { relPath: d.relPath, digest: d.digest, stamp: d.stamp }])),
     reusedRuntimes: loaded.reusedRuntimes,
     ok: !hasErrors(sorted) };
+}
+
+/**
+ * A file of dist/ whose bytes are not those the index records: edited by hand since the last synth.
+ * The transition rules ignore it (it is not what the fleet rendered), and synth writes it anew.
+ */
+function handEdited(cwd: string, outDir: string, relPath: string): Diagnostic {
+  const file = path.relative(cwd, path.resolve(cwd, outDir, ...relPath.split('/'))).split(path.sep).join('/');
+  return {
+    severity: 'warning',
+    code: 'W_DIST_EDITED',
+    file,
+    line: 1,
+    col: 1,
+    field: '',
+    message: 'edited by hand since the last synth (dist/ is written only by kyma-fleet synth); the checks against the last render ignore it and synth writes it anew from the fleet; to keep the change, make it in the fleet',
+  };
 }
 
 /** What a check with the run record needs: the fleet, the time, and where the last synth wrote. */

@@ -5,9 +5,10 @@
 // the one its run wrote) and, without it, whether a large fleet is rendered in parts.
 
 import * as path from 'node:path';
-import { indexTextDigest } from '../lib/dist-index';
+import { indexTextDigest, parseIndex } from '../lib/dist-index';
 import { type FleetLayers, loadFleet, loadLayers } from '../load/load';
 import { readIndexBytes } from '../write/dist-writer';
+import { distTouchedSince } from './dist-edits';
 import { workerCount } from './parallel/pool';
 import { epochOf, layersKey, loadRunRecord, type RunRecord } from './run-record';
 
@@ -48,6 +49,12 @@ export interface CheckPlan {
   /** The trusted record when it also has this run's key and time epoch: unchanged runtime files are not parsed. */
   readonly reusable: RunRecord | undefined;
   readonly index: ReadIndex | undefined;
+  /**
+   * Compare dist/'s files byte for byte before keeping them (what `--check` does): without a cache
+   * folder, and whenever no record vouches for dist/ (none, another index, or a file of dist/
+   * changed since that run: ./dist-edits.ts), so that a plain synth restores a hand-edited file.
+   */
+  readonly verify: boolean;
 }
 
 export interface RunPlan extends CheckPlan {
@@ -82,13 +89,15 @@ export function planCheck(options: Pick<SynthOptions, 'fleetDir' | 'outDir' | 'c
   const bytes = cacheDir && (record || withoutRecord) ? readIndexBytes(outDir) : undefined;
   const text = bytes?.toString('utf8');
   const digest = text === undefined ? undefined : indexTextDigest(text);
-  // The record describes dist/ only while dist/'s index is the one that run wrote.
-  const trusted = record && digest === record.index ? record : undefined;
+  // The record describes dist/ only while dist/'s index is the one that run wrote, and no file of
+  // dist/ changed since that run wrote it (a hand edit keeps the index as it was).
+  const view = record && digest === record.index ? parseIndex(text!, { ours: true })?.view : undefined;
+  const trusted = record && view && !distTouchedSince(outDir, view, record.settled) ? record : undefined;
   const layers = loadLayers({ fleetDir: options.fleetDir, cwd: options.cwd });
   const key = layersKey(layers, { allowEmpty: options.allowEmpty ?? false });
   const reusable = trusted && trusted.key === key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined;
   const index = text === undefined ? undefined : { text, digest: digest!, ...(bytes ? { bytes } : {}) };
-  return { outDir, fleetRoot, layers, key, trusted, reusable, index };
+  return { outDir, fleetRoot, layers, key, trusted, reusable, index, verify: !cacheDir || trusted === undefined };
 }
 
 /** How many files runtimes/ lists that the check would look at (none is read). */

@@ -33,7 +33,7 @@ export interface RuntimeRecord {
 }
 
 export interface RunRecord {
-  readonly version: 2;
+  readonly version: 3;
   /** Digest of the fleet-wide inputs (see layersKey). */
   readonly key: string;
   /** Instants (ms) at which time-dependent rules change their verdict (plugin timeThresholds). */
@@ -42,6 +42,12 @@ export interface RunRecord {
   readonly epoch: number;
   /** sha256 of dist/'s index text after that run (which lists the files of every runtime). */
   readonly index: string;
+  /**
+   * When that run had written dist/ (ms since the epoch, the real clock): a file of dist/ changed
+   * or replaced later (by hand, an editor, a tool) has a newer mtime or ctime, so the record no
+   * longer describes dist/ (see ./dist-edits.ts).
+   */
+  readonly settled: number;
   /** The GitOps options of that run (JSON), which a runtime's own GitOps files depend on. */
   readonly gitops: string;
   /** By runtime file relPath (runtimes/<name>.yaml). */
@@ -57,8 +63,9 @@ function recordFile(cacheDir: string, cwd: string, fleetRoot: string, outDir: st
 export function loadRunRecord(cacheDir: string, cwd: string, fleetRoot: string, outDir: string): RunRecord | undefined {
   try {
     const parsed = JSON.parse(fs.readFileSync(recordFile(cacheDir, cwd, fleetRoot, outDir), 'utf8')) as RunRecord;
-    if (parsed.version !== 2 || typeof parsed.key !== 'string' || typeof parsed.runtimes !== 'object' || parsed.runtimes === null) return undefined;
+    if (parsed.version !== 3 || typeof parsed.key !== 'string' || typeof parsed.runtimes !== 'object' || parsed.runtimes === null) return undefined;
     if (!Array.isArray(parsed.thresholds) || typeof parsed.epoch !== 'number' || typeof parsed.index !== 'string' || typeof parsed.gitops !== 'string') return undefined;
+    if (typeof parsed.settled !== 'number' || !Number.isFinite(parsed.settled)) return undefined;
     return parsed;
   } catch {
     return undefined;

@@ -66,7 +66,7 @@ function runOnce(options: SynthOptions, preview: boolean): DiffResult | undefine
   let session: DistSession | undefined;
   let outcome: RenderOutcome | undefined;
   if (planned.parts > 0) {
-    const opened = openDist({ outDir: planned.outDir, verify: !options.cacheDir });
+    const opened = openDist({ outDir: planned.outDir, verify: planned.verify });
     // A dist/ that cannot be written is reported after the input is checked, as below.
     if (opened.ok) {
       session = opened.session;
@@ -194,7 +194,7 @@ function write(options: SynthOptions, planned: RunPlan, rendered: Rendered, keep
   if (!session) {
     const knownIndex = planned.index?.bytes ? { bytes: planned.index.bytes, text: planned.index.text } : undefined;
     const trustedDirs = new Set(entries.filter((e) => e.kept).map((e) => `runtimes/${e.record.identity.name}`));
-    const opened = openDist({ outDir: planned.outDir, verify: !options.cacheDir, trustedDirs, knownIndex });
+    const opened = openDist({ outDir: planned.outDir, verify: planned.verify, trustedDirs, knownIndex });
     if (!opened.ok) return opened;
     session = opened.session;
   }
@@ -228,11 +228,13 @@ function save(options: SynthOptions, planned: RunPlan, rendered: Rendered, resul
   if (!options.cacheDir) return;
   const thresholds = timeThresholds(rendered.model);
   saveRunRecord(options.cacheDir, options.cwd, planned.fleetRoot, planned.outDir, {
-    version: 2,
+    version: 3,
     key: planned.key,
     thresholds,
     epoch: epochOf(thresholds, options.now),
     index: result.indexDigest,
+    // After the commit: every file of dist/ was written or moved by now (./dist-edits.ts).
+    settled: Date.now(),
     gitops: JSON.stringify(rendered.model.options.gitops),
     runtimes: Object.fromEntries(rendered.entries.map((e) => [e.relPath, e.record])),
   });

@@ -1,13 +1,13 @@
 // Template builders for `kyma-fleet init` and `kyma-fleet new`: text in, text out, no I/O, no
 // clock, no randomness (IDs are passed in), so tests can pin every byte. The files they write must
 // validate and render at once; test/scaffold.test.ts checks that through the real CLI.
-// Over 400 lines on purpose: most of it is the literal text of the files init writes (the CI
-// workflow above all), kept in one place so a test can compare it with examples/ and docs/ci.md;
-// several engineers add jobs to it, so it is not split while they do (issue 18).
+// The CI workflow is in ./github-workflow.ts (issue 26 moved it there: two tests hold it to what
+// GitHub runs).
 
 import { EXTENSIONS } from '../extensions';
 import type { ScaffoldText } from '../extensions/types';
 import { API_VERSION, type FleetKind } from '../validate/schema';
+import { githubWorkflowYaml, WORKFLOW_PATH } from './github-workflow';
 import { yamlString } from './names';
 
 /** The extensions' parts of what init writes (ScaffoldText), in registry order. */
@@ -33,8 +33,9 @@ function commentLines(text: string): string {
 export const SCHEMAS_FOLDER = 'schemas';
 /** The fleet folder of a scaffolded repository (the CLI default of --fleet). */
 export const FLEET_FOLDER = 'fleet';
-/** The workflow file `init` writes; examples/github-actions/kyma-fleet.yml is the same text. */
-export const WORKFLOW_PATH = '.github/workflows/kyma-fleet.yml';
+export { githubWorkflowYaml, WORKFLOW_PATH } from './github-workflow';
+/** Where init puts the kyma-fleet tarball it vendors (--kyma-fleet-from FILE.tgz): package.json installs it from there. */
+export const VENDOR_FOLDER = 'vendor';
 
 export function schemaFileName(kind: FleetKind): string {
   return `${kind.toLowerCase()}.json`;
@@ -191,263 +192,6 @@ dist.shard-*/
 }
 
 /**
- * The GitHub Actions workflow (also committed as examples/github-actions/kyma-fleet.yml). The diff
- * compares this pull request's rendering with the dist/ of the base branch: against the pull
- * request's own dist/ it would be empty whenever the author re-ran synth, which CI requires.
- */
-export function githubWorkflowYaml(): string {
-  return `# kyma-fleet CI (written by \`kyma-fleet init\`). On every pull request: validate the fleet (under
-# GitHub Actions each error is also an ::error annotation, shown inline on the diff), check that dist/
-# was regenerated, comment on the pull request with what the change does to the rendered manifests,
-# and show what \`kyma-fleet apply garden\` would write into the Shoots. After a merge to main: write
-# the Shoot entries KIM does not manage with \`kyma-fleet apply garden\`, and commit its report. Hourly:
-# the rollout rings job (status, rollout advance, synth; docs/rollout.md) proposes its result.
-# Weekly: the refresh job (import runtimes, catalog and profile refresh; docs/onboarding.md) too.
-# Needs a committed package-lock.json (npm ci), a committed dist/ (npx kyma-fleet synth) and, for the
-# garden steps, the secret GARDEN_KUBECONFIG: a Garden kubeconfig (context "garden") of a service
-# account with get and patch on shoots in the fleet's garden-<project> namespaces (docs/applying.md).
-name: kyma-fleet
-
-on:
-  pull_request:
-  push:
-    branches: [main]
-  schedule:
-    - cron: '17 * * * *' # the rollout job, hourly
-    - cron: '23 5 * * 1' # the refresh job, weekly
-  workflow_dispatch:
-
-permissions:
-  contents: read
-  pull-requests: write # the diff comment
-
-jobs:
-  fleet:
-    if: \${{ github.event_name == 'pull_request' }}
-    runs-on: ubuntu-latest
-    timeout-minutes: 20
-    concurrency:
-      group: kyma-fleet-\${{ github.event.pull_request.number }}
-      cancel-in-progress: true
-    env:
-      GARDEN_KUBECONFIG: \${{ secrets.GARDEN_KUBECONFIG }}
-    steps:
-      - uses: actions/checkout@v4
-        with:
-          # The merge commit and its first parent, the tip of the base branch.
-          fetch-depth: 2
-
-      - uses: actions/setup-node@v4
-        with:
-          node-version: 20
-          cache: npm
-
-      - run: npm ci
-
-      - name: Read dist/ of the base branch
-        # What is applied today. Empty on the first pull request: everything shows as new.
-        run: |
-          mkdir -p "$RUNNER_TEMP/base/dist"
-          if git cat-file -e HEAD^1:dist 2>/dev/null; then git archive HEAD^1 dist | tar -x -C "$RUNNER_TEMP/base"; fi
-
-      - name: Validate the fleet
-        id: validate
-        # --out: immutable fields are checked against what the base branch renders.
-        run: npx kyma-fleet validate --out "$RUNNER_TEMP/base/dist"
-
-      - name: Check that dist/ is up to date
-        run: npx kyma-fleet synth --check
-
-      - name: Diff against the base branch
-        id: diff
-        # Also when dist/ is stale: reviewers see the change either way. The comment groups runtimes
-        # with the same change and stays under GitHub's size limit; kyma-fleet.diff has every patch.
-        # Without --exit-code, diff exits 0 whether or not there are changes.
-        if: \${{ !cancelled() && steps.validate.outcome == 'success' }}
-        run: |
-          npx kyma-fleet diff --out "$RUNNER_TEMP/base/dist" --output-file kyma-fleet.diff --output markdown > diff.md
-          cat diff.md >> "$GITHUB_STEP_SUMMARY"
-
-      - name: Attach the full diff
-        if: \${{ !cancelled() && steps.diff.outcome == 'success' }}
-        uses: actions/upload-artifact@v4
-        with:
-          name: kyma-fleet-diff
-          path: kyma-fleet.diff
-
-      - name: Comment on the pull request
-        # marocchino/sticky-pull-request-comment keeps one comment per pull request and updates it
-        # on every push; it finds its comment by the hidden header, whereas \`gh pr comment
-        # --edit-last\` edits the last comment of github-actions[bot], which may be another
-        # workflow's. Pull requests from forks get a read-only token: no comment there (the diff is
-        # in the job summary). Pin the action to a commit SHA if your policy requires it.
-        if: \${{ !cancelled() && steps.diff.outcome == 'success' && github.event.pull_request.head.repo.full_name == github.repository }}
-        uses: marocchino/sticky-pull-request-comment@v2
-        with:
-          header: kyma-fleet-diff
-          path: diff.md
-
-      - name: What apply garden would write into the Shoots
-        # Reads the Shoots, writes nothing. Skipped where the secret is not available (forks).
-        if: \${{ !cancelled() && steps.validate.outcome == 'success' && env.GARDEN_KUBECONFIG != '' }}
-        run: |
-          printf '%s' "$GARDEN_KUBECONFIG" > "$RUNNER_TEMP/garden.yaml"
-          npx kyma-fleet apply garden --dry-run --kubeconfig "$RUNNER_TEMP/garden.yaml" --garden-context garden
-
-  garden:
-    # After a merge: write the fleet's Shoot entries, then commit fleet/status/garden-apply.json,
-    # which kyma-fleet status reads. Never cancelled half-way: one run after another.
-    if: \${{ github.event_name == 'push' }}
-    runs-on: ubuntu-latest
-    timeout-minutes: 30
-    permissions:
-      contents: write # the report commit
-    concurrency:
-      group: kyma-fleet-garden
-      cancel-in-progress: false
-    steps:
-      - uses: actions/checkout@v4
-
-      - uses: actions/setup-node@v4
-        with:
-          node-version: 20
-          cache: npm
-
-      - run: npm ci
-
-      - name: Apply the Shoot entries
-        env:
-          GARDEN_KUBECONFIG: \${{ secrets.GARDEN_KUBECONFIG }}
-        run: |
-          printf '%s' "$GARDEN_KUBECONFIG" > "$RUNNER_TEMP/garden.yaml"
-          npx kyma-fleet apply garden --kubeconfig "$RUNNER_TEMP/garden.yaml" --garden-context garden
-
-      - name: Commit the report
-        if: \${{ !cancelled() }}
-        run: |
-          git add fleet/status/garden-apply.json
-          git diff --cached --quiet && exit 0
-          git -c user.name=kyma-fleet -c user.email=kyma-fleet@users.noreply.github.com commit -m "kyma-fleet apply garden: report"
-          git push
-
-  rollout:
-    # Hourly, and on demand: observe the runtimes, move the next rollout ring when the gate of the
-    # ring before it is open (docs/rollout.md), render, and propose the result (fleet/status/,
-    # fleet/rollout/, dist/) as a pull request, or commit it to main when the repository variable
-    # KYMA_FLEET_ROLLOUT_COMMIT is "true". A closed gate (exit 6) is no failure: the status it
-    # observed is proposed all the same. Nothing to do for a fleet without spec.rollout. Needs the
-    # secret KYMA_FLEET_KUBECONFIG: a kubeconfig with the contexts "kcp" and "garden" (docs/status.md).
-    if: \${{ github.event_name == 'schedule' || github.event_name == 'workflow_dispatch' }}
-    runs-on: ubuntu-latest
-    timeout-minutes: 30
-    permissions:
-      contents: write # the branch or commit
-      pull-requests: write # the pull request
-    concurrency:
-      group: kyma-fleet-rollout
-      cancel-in-progress: false
-    steps:
-      - uses: actions/checkout@v4
-
-      - uses: actions/setup-node@v4
-        with:
-          node-version: 20
-          cache: npm
-
-      - run: npm ci
-
-      - name: Status, rollout advance, synth
-        env:
-          KYMA_FLEET_KUBECONFIG: \${{ secrets.KYMA_FLEET_KUBECONFIG }}
-        run: |
-          if ! npx kyma-fleet rollout status > /dev/null; then echo "no rollout rings in the fleet: nothing to do"; exit 0; fi
-          printf '%s' "$KYMA_FLEET_KUBECONFIG" > "$RUNNER_TEMP/kubeconfig.yaml"
-          live="--kubeconfig $RUNNER_TEMP/kubeconfig.yaml --kcp-context kcp --garden-context garden"
-          npx kyma-fleet status $live
-          code=0
-          npx kyma-fleet rollout advance $live || code=$?
-          if [ "$code" != 0 ] && [ "$code" != 6 ]; then exit "$code"; fi
-          npx kyma-fleet synth
-
-      - name: Propose the result
-        env:
-          GH_TOKEN: \${{ github.token }}
-          COMMIT_TO_MAIN: \${{ vars.KYMA_FLEET_ROLLOUT_COMMIT }}
-        run: |
-          git add fleet/status fleet/rollout dist
-          git diff --cached --quiet && exit 0
-          git config user.name kyma-fleet
-          git config user.email kyma-fleet@users.noreply.github.com
-          if [ "$COMMIT_TO_MAIN" = true ]; then
-            git commit -m "kyma-fleet rollout: status and advance"
-            git push
-          else
-            branch="kyma-fleet/rollout-$(date -u +%Y%m%d-%H%M)"
-            git switch -c "$branch"
-            git commit -m "kyma-fleet rollout: status and advance"
-            git push origin "$branch"
-            gh pr create --base main --head "$branch" --title "kyma-fleet rollout: status and advance" --body "Written by the scheduled kyma-fleet rollout job: fleet/status/, fleet/rollout/ when a ring moved, and dist/ rendered from them (docs/rollout.md)."
-          fi
-
-  refresh:
-    # Weekly (Mondays 05:23 UTC), and on demand: onboard the runtimes the KCP has and the fleet lacks
-    # (import runtimes), refresh the module catalog and the snapshots fleet.yaml names (catalog
-    # refresh, profile refresh), render, and propose the result as a pull request, which the checks
-    # above then validate (docs/onboarding.md). Optional: does nothing until the repository variable
-    # KYMA_FLEET_GARDEN_PROJECT names the Gardener project of the Shoots. Needs the secret
-    # KYMA_FLEET_KUBECONFIG: a kubeconfig with the contexts "kcp" and "garden" (list on runtimes and
-    # modulereleasemetas in the KCP namespace, get on the Garden's snapshot objects).
-    if: \${{ (github.event_name == 'schedule' && github.event.schedule == '23 5 * * 1') || github.event_name == 'workflow_dispatch' }}
-    runs-on: ubuntu-latest
-    timeout-minutes: 30
-    permissions:
-      contents: write # the branch
-      pull-requests: write # the pull request
-    concurrency:
-      group: kyma-fleet-refresh
-      cancel-in-progress: false
-    steps:
-      - uses: actions/checkout@v4
-
-      - uses: actions/setup-node@v4
-        with:
-          node-version: 20
-          cache: npm
-
-      - run: npm ci
-
-      - name: Import runtimes, refresh the catalog and the snapshots, synth
-        env:
-          KYMA_FLEET_KUBECONFIG: \${{ secrets.KYMA_FLEET_KUBECONFIG }}
-          GARDEN_PROJECT: \${{ vars.KYMA_FLEET_GARDEN_PROJECT }}
-        run: |
-          if [ -z "$GARDEN_PROJECT" ]; then echo "repository variable KYMA_FLEET_GARDEN_PROJECT is not set: nothing to do"; exit 0; fi
-          printf '%s' "$KYMA_FLEET_KUBECONFIG" > "$RUNNER_TEMP/kubeconfig.yaml"
-          kc="--kubeconfig $RUNNER_TEMP/kubeconfig.yaml"
-          npx kyma-fleet import runtimes $kc --kcp-context kcp --project "$GARDEN_PROJECT"
-          npx kyma-fleet catalog refresh $kc --kcp-context kcp
-          # Exit 1 when fleet.yaml names no snapshot: nothing to refresh.
-          npx kyma-fleet profile refresh $kc --garden-context garden || echo "profile refresh: nothing refreshed"
-          # A refresh can leave the fleet invalid (a version expired): the pull request's checks show what to fix.
-          npx kyma-fleet synth || echo "the refreshed fleet does not render; the pull request's checks show why"
-
-      - name: Propose the result
-        env:
-          GH_TOKEN: \${{ github.token }}
-        run: |
-          git add fleet dist
-          git diff --cached --quiet && exit 0
-          git config user.name kyma-fleet
-          git config user.email kyma-fleet@users.noreply.github.com
-          branch="kyma-fleet/refresh-$(date -u +%Y%m%d-%H%M)"
-          git switch -c "$branch"
-          git commit -m "kyma-fleet: import runtimes, refresh the module catalog and the snapshots"
-          git push origin "$branch"
-          gh pr create --base main --head "$branch" --title "kyma-fleet: refresh from the landscape" --body "Written by the scheduled kyma-fleet refresh job: runtimes new in the KCP, the module catalog and the snapshots fleet.yaml names, and dist/ rendered from them (docs/onboarding.md)."
-`;
-}
-
-/**
  * package.json of the fleet repository. kyma-fleet is pinned exactly: dist/ is a function of the
  * fleet and of the renderer, so an upgrade is a deliberate change with its own re-synth.
  * The name never equals "kyma-fleet" (npm refuses a package depending on its own name).
@@ -481,10 +225,10 @@ and renders plain manifests into \`dist/\`, which Flux (or Argo CD) applies.
 fleet/fleet.yaml            kind: Fleet          fleet-wide options and defaults
 fleet/groups/*.yaml         kind: RuntimeGroup   label selector + priority + settings overlay
 fleet/runtimes/*.yaml       kind: KymaRuntime    one runtime per file (file name = metadata.name)
-dist/                       rendered by \`npx kyma-fleet synth\`; commit it, never edit it
+dist/                       rendered by \`npx --no-install kyma-fleet synth\`; commit it, never edit it
 schemas/                    JSON Schemas: VS Code's YAML extension validates the fleet files as you type
 .github/workflows/          CI: validate, \`synth --check\`, the rendered diff as a pull request comment
-\`\`\`
+${kymaFleetFrom.startsWith(`file:${VENDOR_FOLDER}/`) ? `${kymaFleetFrom.slice('file:'.length).padEnd(28)}kyma-fleet itself, which package.json installs (commit it)\n` : ''}\`\`\`
 
 ## Set up
 
@@ -494,23 +238,23 @@ ${installStep(kymaFleetVersion, kymaFleetFrom)}
    come from the Kyma Environment Broker (BTP cockpit: your Kyma environment):
 
    \`\`\`sh
-   npx kyma-fleet new runtime my-runtime --runtime-id UUID --global-account ID --subaccount ID \\
+   npx --no-install kyma-fleet new runtime my-runtime --runtime-id UUID --global-account ID --subaccount ID \\
      --region REGION --shoot SHOOT --project PROJECT --label tier=production
    \`\`\`
 
-3. Render and commit: \`npx kyma-fleet synth\`, then \`git add . && git commit\`.
+3. Render and commit: \`npx --no-install kyma-fleet synth\`, then \`git add . && git commit\`.
 
 ## Every change
 
 \`\`\`sh
-npx kyma-fleet validate          # YAML, schema, admission rules, layering (every error with file:line:col)
-npx kyma-fleet explain RUNTIME   # resolved settings of one runtime, each value with the file that set it
-npx kyma-fleet synth             # render dist/; commit it with the change
-npx kyma-fleet diff              # what synth would change in dist/
+npx --no-install kyma-fleet validate         # YAML, schema, admission rules, layering (every error with file:line:col)
+npx --no-install kyma-fleet explain RUNTIME  # resolved settings of one runtime, each value with the file that set it
+npx --no-install kyma-fleet synth            # render dist/; commit it with the change
+npx --no-install kyma-fleet diff             # what synth would change in dist/
 \`\`\`
 
 A pull request runs the same checks in CI and gets the rendered diff as a comment. Upgrading
-kyma-fleet can change \`dist/\`: upgrade in its own pull request and run \`npx kyma-fleet synth\` there.
+kyma-fleet can change \`dist/\`: upgrade in its own pull request and run \`npx --no-install kyma-fleet synth\` there.
 The JSON Schemas in \`schemas/\` were written by kyma-fleet ${kymaFleetVersion}; newer versions ship
 newer ones in \`node_modules/kyma-fleet/schemas/\`.
 
@@ -521,25 +265,37 @@ repository (see \`gitops.flux\` in \`fleet/fleet.yaml\`) and one Kustomization f
 `;
 }
 
-/** Step 1 of the README: how \`package.json\` installs kyma-fleet (\`init --kyma-fleet-from\`, or the registry version). */
+/** Step 1 of the README: how \`package.json\` installs kyma-fleet (vendored tarball, another spec, or the registry version). */
 function installStep(version: string, from: string): string {
-  if (from !== version) {
-    return `1. Install kyma-fleet (Node.js 20): \`npm install\`. \`package.json\` installs it from \`${from}\`
-   (\`kyma-fleet init --kyma-fleet-from\`). Commit \`package-lock.json\`: CI installs exactly that with
-   \`npm ci\`.`;
+  const notOnNpm = `Run it as \`npx --no-install kyma-fleet\`: kyma-fleet is not on the npm registry and its name is
+   not registered there, so a plain \`npx kyma-fleet\` where it is not installed would download and
+   run whatever package someone publishes under that name.`;
+  if (from.startsWith(`file:${VENDOR_FOLDER}/`)) {
+    const file = from.slice('file:'.length);
+    return `1. Install kyma-fleet (Node.js 20.19 or later): \`npm install\`. \`package.json\` installs it from
+   \`${file}\`, the tarball \`kyma-fleet init\` copied into this repository: commit it with
+   \`package-lock.json\`, and CI's \`npm ci\` installs exactly that on any runner. ${notOnNpm}
+   To upgrade, \`npm run pack\` in a clone of the new kyma-fleet, copy its tarball into \`${VENDOR_FOLDER}/\`,
+   \`npm install --save-dev --save-exact ./${VENDOR_FOLDER}/kyma-fleet-<version>.tgz\`, delete the old tarball,
+   run \`npx --no-install kyma-fleet synth\` and commit it all in one pull request.`;
   }
-  return `1. Install kyma-fleet (Node.js 20). \`package.json\` asks the npm registry for kyma-fleet ${version},
+  if (from !== version) {
+    return `1. Install kyma-fleet (Node.js 20.19 or later): \`npm install\`. \`package.json\` installs it from
+   \`${from}\` (\`kyma-fleet init --kyma-fleet-from\`). Commit \`package-lock.json\`: CI installs exactly
+   that with \`npm ci\`. ${notOnNpm}`;
+  }
+  return `1. Install kyma-fleet (Node.js 20.19 or later). \`package.json\` asks the npm registry for kyma-fleet ${version},
    which no registry serves yet: do not run a plain \`npm install\` before you say where kyma-fleet
-   comes from, or it fetches whatever package of that name the public registry holds. Install the
-   tarball that \`npm pack\` builds in a clone of kyma-fleet, or a git tag of your kyma-fleet clone
-   (npm then records it in \`package.json\`), e.g.
+   comes from, or it fetches whatever package of that name the public registry holds. Build the
+   tarball in a clone of kyma-fleet (\`npm ci && npm run pack\`), copy it into \`${VENDOR_FOLDER}/\` and install
+   it from there, so that CI's \`npm ci\` finds it on any runner:
 
    \`\`\`sh
-   npm install --save-dev --save-exact ../kyma-fleet/kyma-fleet-${version}.tgz
+   npm install --save-dev --save-exact ./${VENDOR_FOLDER}/kyma-fleet-${version}.tgz
    \`\`\`
 
-   (\`kyma-fleet init --kyma-fleet-from SPEC\` writes it into \`package.json\` at once.) Commit
-   \`package-lock.json\`: CI installs exactly that with \`npm ci\`.`;
+   (\`kyma-fleet init --kyma-fleet-from kyma-fleet-${version}.tgz\` does both at once.) Commit the tarball and
+   \`package-lock.json\`. ${notOnNpm}`;
 }
 
 export interface ScaffoldInput {
@@ -547,7 +303,10 @@ export interface ScaffoldInput {
   readonly name: string;
   /** The kyma-fleet version the repository depends on. */
   readonly kymaFleetVersion: string;
-  /** Where package.json installs kyma-fleet from (an npm spec: version, tarball, git URL); default the version. */
+  /**
+   * Where package.json installs kyma-fleet from (an npm spec: version, tarball, git URL); default the
+   * version. `file:vendor/<name>.tgz` when init vendors the tarball (init.ts writes that file itself).
+   */
   readonly kymaFleetFrom?: string;
   /** schemas/*.json by file name (renderFleetSchemas()). */
   readonly schemas: ReadonlyMap<string, string>;

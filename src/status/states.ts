@@ -190,7 +190,7 @@ function deriveExtension(
   const notWritten = (drift: Finding): Finding => {
     const expected = fragmentEntry(renderedShoot, type);
     if (plugin.shootEntryWrittenBy !== undefined || expected === undefined) return drift;
-    return applyFinding(applied, type, entryDigest(expected as unknown as ShootExtensionEntry), shootName) ?? drift;
+    return applyFinding(applied, type, entryDigest(expected as unknown as ShootExtensionEntry), shootName, drift) ?? drift;
   };
 
   if (!enabledInFleet) {
@@ -242,7 +242,7 @@ function deriveExtension(
  * run wrote this very render (then it changed since: drift), Failed when that run could not write
  * it, else Progressing (NotApplied).
  */
-function applyFinding(applied: RuntimeApplyRecord | undefined, type: string, digest: string, shootName: string): Finding | undefined {
+function applyFinding(applied: RuntimeApplyRecord | undefined, type: string, digest: string, shootName: string, drift: Finding): Finding | undefined {
   const same = applied?.entries[type] === digest;
   if (same && (applied!.outcome === 'Applied' || applied!.outcome === 'Unchanged')) return undefined;
   if (same) {
@@ -250,7 +250,18 @@ function applyFinding(applied: RuntimeApplyRecord | undefined, type: string, dig
     return { state: 'Failed', reason: 'ShootApplyFailed', message: `kyma-fleet apply garden could not write ${type} into ${shootName} (${applied!.time}): ${reason}${applied!.message ?? applied!.outcome}` };
   }
   const last = applied === undefined ? 'no run recorded for this runtime' : `the last run (${applied.time}) wrote an earlier render`;
-  return { state: 'Progressing', reason: 'NotApplied', message: `${shootName}: the rendered ${type} entry is not on the Shoot yet; kyma-fleet apply garden writes it (${last})` };
+  // What the Shoot has instead (issue 26: an entry with other values is on the Shoot, not missing).
+  const prefix = `${shootName}: `;
+  const found = drift.message.startsWith(prefix) ? drift.message.slice(prefix.length) : drift.message;
+  const has =
+    drift.reason === 'ShootConfigDrift'
+      ? `the ${type} entry on the Shoot has other values than the rendered one (${found})`
+      : drift.reason === 'ShootExtensionEnabled'
+        ? `the ${type} entry on the Shoot is still enabled; the rendered one disables it`
+        : /disabled: true/.test(found)
+          ? `the ${type} entry on the Shoot is disabled; the rendered one enables it`
+          : `the rendered ${type} entry is not on the Shoot yet`;
+  return { state: 'Progressing', reason: 'NotApplied', message: `${prefix}${has}; kyma-fleet apply garden writes it (${last})` };
 }
 
 function fragmentEntry(renderedShoot: Manifest | undefined, type: string): Rec | undefined {

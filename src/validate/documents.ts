@@ -223,9 +223,15 @@ export function readRuntime(doc: LoadedDocument, data: Rec, sink: Diagnostic[]):
   };
 }
 
+/**
+ * Which of some fleet files (as displayed) git already has: a set of them, or undefined when git
+ * cannot tell (not installed, not a repository). Asked only when two runtime files collide.
+ */
+export type TrackedFiles = (files: readonly string[]) => ReadonlySet<string> | undefined;
+
 /** Duplicate group names, runtime names, runtime IDs (case-insensitive: CR names are lowercase) and Shoots. */
-export function checkUniqueness(groups: readonly GroupDeclaration[], parsed: readonly RuntimeIdentity[], known: readonly RuntimeIdentity[], sink: Diagnostic[]): void {
-  const dup = <T extends { file: string }>(items: readonly T[], keyOf: (t: T) => string, path: DocPath, at: (t: T) => Pos, code: string, what: (t: T) => string): void => {
+export function checkUniqueness(groups: readonly GroupDeclaration[], parsed: readonly RuntimeIdentity[], known: readonly RuntimeIdentity[], sink: Diagnostic[], tracked: TrackedFiles = () => undefined): void {
+  const dup = <T extends { file: string }>(items: readonly T[], keyOf: (t: T) => string, path: DocPath, at: (t: T) => Pos, code: string, what: (t: T) => string, copies = false): void => {
     const first = new Map<string, T>();
     for (const item of items) {
       const key = keyOf(item);
@@ -234,17 +240,31 @@ export function checkUniqueness(groups: readonly GroupDeclaration[], parsed: rea
         first.set(key, item);
         continue;
       }
-      const p = at(prev);
-      const pos = at(item);
-      sink.push({
-        severity: 'error',
-        code,
-        file: item.file,
-        line: pos.line,
-        col: pos.col,
-        field: formatField(path),
-        message: `${what(item)} is already declared in ${prev.file}:${p.line}:${p.col}`,
-      });
+      const report = (on: T, other: T, message: string): void => {
+        const pos = at(on);
+        sink.push({ severity: 'error', code, file: on.file, line: pos.line, col: pos.col, field: formatField(path), message });
+      };
+      const where = (t: T): string => {
+        const p = at(t);
+        return `${t.file}:${p.line}:${p.col}`;
+      };
+      if (!copies) {
+        report(item, prev, `${what(item)} is already declared in ${where(prev)}`);
+        continue;
+      }
+      // A copied runtime file (issue 26): the file that is new in the working tree is the copy;
+      // report it there. When git cannot tell them apart, report both, each naming the other.
+      const inGit = tracked([prev.file, item.file]);
+      const prevIn = inGit?.has(prev.file) ?? false;
+      const itemIn = inGit?.has(item.file) ?? false;
+      if (inGit && prevIn !== itemIn) {
+        const [copy, original] = itemIn ? [prev, item] : [item, prev];
+        report(copy, original, `${what(copy)} is already declared in ${where(original)}, which git already has; this file is new (a copy?): give it its own runtime's values or delete it`);
+        continue;
+      }
+      const state = !inGit ? 'git cannot tell which file is new' : prevIn ? 'git has both files' : 'git has neither file yet';
+      report(prev, item, `${what(prev)} is also declared in ${where(item)} (${state}); keep it in one file`);
+      report(item, prev, `${what(item)} is also declared in ${where(prev)} (${state}); keep it in one file`);
     }
   };
   const groupName = (g: GroupDeclaration): Pos => g.positions.valueAt(['metadata', 'name']);
@@ -253,6 +273,6 @@ export function checkUniqueness(groups: readonly GroupDeclaration[], parsed: rea
   // were parsed; identities of unparsed files are merged in by file.
   const sorted = known.length === 0 ? parsed : [...parsed, ...known].sort((a, b) => cmp(a.file, b.file));
   dup(sorted, (r) => r.name, ['metadata', 'name'], (r) => r.at.name, 'E_DUPLICATE_RUNTIME', (r) => `runtime ${quote(r.name)}`);
-  dup(sorted, (r) => r.runtimeID.toLowerCase(), ['spec', 'runtimeID'], (r) => r.at.runtimeID, 'E_DUPLICATE_RUNTIME_ID', (r) => `runtime ID ${quote(r.runtimeID)}`);
-  dup(sorted, (r) => `${r.shoot.project}/${r.shoot.name}`, ['spec', 'shoot', 'name'], (r) => r.at.shootName, 'E_DUPLICATE_SHOOT', (r) => `Shoot garden-${r.shoot.project}/${r.shoot.name}`);
+  dup(sorted, (r) => r.runtimeID.toLowerCase(), ['spec', 'runtimeID'], (r) => r.at.runtimeID, 'E_DUPLICATE_RUNTIME_ID', (r) => `runtime ID ${quote(r.runtimeID)}`, true);
+  dup(sorted, (r) => `${r.shoot.project}/${r.shoot.name}`, ['spec', 'shoot', 'name'], (r) => r.at.shootName, 'E_DUPLICATE_SHOOT', (r) => `Shoot garden-${r.shoot.project}/${r.shoot.name}`, true);
 }

@@ -60,6 +60,8 @@ export interface RuntimeIdentity {
   readonly shoot: ShootRef;
   /** Positions of metadata.name, spec.runtimeID and spec.shoot.name. */
   readonly at: { readonly name: Pos; readonly runtimeID: Pos; readonly shootName: Pos };
+  /** metadata.labels, for the selectors that match no runtime (./empty-selectors.ts); absent in identities written before they were kept. */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 export function identityOf(r: RuntimeDeclaration): RuntimeIdentity {
@@ -73,6 +75,7 @@ export function identityOf(r: RuntimeDeclaration): RuntimeIdentity {
     runtimeID: r.runtimeID,
     shoot: { name: r.shoot.name, project: r.shoot.project },
     at: { name: pos(['metadata', 'name']), runtimeID: pos(['spec', 'runtimeID']), shootName: pos(['spec', 'shoot', 'name']) },
+    labels: r.labels,
   };
 }
 

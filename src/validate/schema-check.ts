@@ -154,7 +154,7 @@ function translate(
     }
     case 'type': {
       const expected = String((e.params as { type: string | string[] }).type);
-      return diag('E_TYPE', path, typeMessage(expected, e.data, positions.numberSourceAt(path)));
+      return diag('E_TYPE', path, typeMessage(expected, e.data, positions.numberSourceAt(path), isQuantityField(e.parentSchema)));
     }
     case 'enum': {
       const allowed = ((e.params as { allowedValues: unknown[] }).allowedValues ?? []).map((v) => quote(v)).join(', ');
@@ -262,7 +262,13 @@ function describe(value: unknown): string {
   return `${typeof value} ${quote(value)}`;
 }
 
-function typeMessage(expected: string, value: unknown, numberSource: string | undefined): string {
+/** A field whose value is a Kubernetes quantity (its schema says so in its description). */
+function isQuantityField(schema: unknown): boolean {
+  const description = (schema as { description?: unknown } | undefined)?.description;
+  return typeof description === 'string' && /\bKubernetes quantity\b/.test(description);
+}
+
+function typeMessage(expected: string, value: unknown, numberSource: string | undefined, quantity = false): string {
   const want = expected
     .split(',')
     .map((t) => ({ object: 'a map', array: 'a list', integer: 'an integer', boolean: 'a boolean', string: 'a string', number: 'a number' })[t] ?? t)
@@ -270,6 +276,12 @@ function typeMessage(expected: string, value: unknown, numberSource: string | un
   if (value === null) return `must be ${want}, not null: remove the field or give it a value`;
   if (expected.includes('boolean') && typeof value === 'string' && YAML11_BOOLEANS.has(value)) {
     return `must be ${want} (got string ${quote(value)}): YAML 1.1 word ${quote(value)} is a string in YAML 1.2; write ${YAML11_TRUE.has(value)} instead`;
+  }
+  if (expected.includes('string') && typeof value === 'number' && quantity) {
+    // A bare number is a count of bytes once quoted ("10" is ten bytes), and a size cannot change
+    // once applied: suggest the unit, never the quoted number.
+    const src = numberSource ?? String(value);
+    return `must be a quantity with a unit (got number ${src}): write ${src}Gi for ${src} gibibytes (or ${src}G for ${src}×10^9 bytes); a number without a unit counts bytes`;
   }
   if (expected.includes('string') && typeof value === 'number') {
     const src = numberSource ?? String(value);

@@ -98,7 +98,8 @@ function header(kind: FleetKind, description: string): Record<string, JsonSchema
         name: {
           type: 'string',
           maxLength: 63,
-          description: 'DNS-1123 label; must equal the file name without ".yaml".',
+          // The Fleet's file is always fleet.yaml: its name is free (docs/fleet-format.md said both, issue 26).
+          description: kind === 'Fleet' ? 'DNS-1123 label; any name (the file is always fleet.yaml).' : 'DNS-1123 label; must equal the file name without ".yaml".',
         },
         labels: { ...LABEL_MAP, description: 'Labels that group selectors match.' },
         annotations: {

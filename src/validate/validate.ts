@@ -12,8 +12,10 @@ import { PositionIndex } from '../lib/yaml/positions';
 import { SETTINGS_PATH } from './schema';
 import { checkExtensionModulesAgainstCatalog, checkLayerAgainstCatalog } from './catalog-rules';
 import { moduleCatalogOf } from './module-catalog';
+import { emptySelectorWarnings } from './empty-selectors';
+import { gitTrackedFiles } from './git-tracked';
 import { checkCoreSettings } from './settings-rules';
-import { type DocumentCheck, type Rec, checkDocument, checkUniqueness, pickSettings, readFleetOptions, readGroup, readRuntime, reporterFor, salvagedLayer } from './documents';
+import { type DocumentCheck, type TrackedFiles, type Rec, checkDocument, checkUniqueness, pickSettings, readFleetOptions, readGroup, readRuntime, reporterFor, salvagedLayer } from './documents';
 
 export { reporterFor, WINDOWS_RESERVED } from './documents';
 
@@ -24,10 +26,17 @@ export interface ValidateOptions {
   readonly allowEmpty?: boolean;
   readonly extensions?: readonly ExtensionPlugin<any>[];
   /**
+   * This check sees only some of the fleet's runtime files (a part or shard of a large run): the
+   * checks that need every runtime (selectors that match none) are left to the whole fleet's check.
+   */
+  readonly partOfFleet?: boolean;
+  /**
    * Runtimes of files that were not parsed in this run (unchanged since a run that validated them):
    * they count for the checks across files (duplicates, empty fleet) but are not in the model.
    */
   readonly knownRuntimes?: readonly RuntimeIdentity[];
+  /** Which fleet files git already has (a duplicate runtime ID is reported on the new one); git is asked by default. */
+  readonly tracked?: TrackedFiles;
 }
 
 export interface ValidationResult {
@@ -168,7 +177,7 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
     runtimes.push(runtime);
   }
 
-  checkUniqueness(groups, runtimes.map(identityOf), options.knownRuntimes ?? [], diagnostics);
+  checkUniqueness(groups, runtimes.map(identityOf), options.knownRuntimes ?? [], diagnostics, options.tracked ?? gitTrackedFiles(loaded.root, loaded.displayRoot));
   if (fleetData && fleetPositions) checkShards([...runtimes, ...(options.knownRuntimes ?? [])].map((r) => r.name), fleetOptions.gitops.shards, fleetFile, fleetPositions, diagnostics);
 
   if (loaded.runtimes.length + (options.knownRuntimes?.length ?? 0) === 0 && !options.allowEmpty && loaded.fleet) {
@@ -198,6 +207,15 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
     now: options.now,
     complete,
   };
+  // Over the whole fleet, and only when every runtime file was read as valid (an invalid one would
+  // be missing here and make its groups look empty).
+  const known = options.knownRuntimes ?? [];
+  if (!options.partOfFleet && runtimes.length === loaded.runtimes.length && known.every((k) => k.labels !== undefined)) {
+    // A selector that is refused already needs no warning that it matches nothing.
+    const refused = diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.file}\0${d.field}`);
+    const warnings = emptySelectorWarnings(model, [...runtimes, ...known.map((k) => ({ name: k.name, labels: k.labels! }))]);
+    appendAll(diagnostics, warnings.filter((w) => !refused.some((e) => e.startsWith(`${w.file}\0${w.field}`))));
+  }
   return { model, diagnostics };
 }
 

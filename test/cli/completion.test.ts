@@ -30,7 +30,7 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
  * The candidates bash would offer for `line` (the cursor at its end). `words` as bash splits them
  * (COMP_WORDBREAKS splits at "="); by default the line split at blanks.
  */
-function complete(line: string, cwd = REPO, words?: string[]): string[] {
+function complete(line: string, cwd = REPO, words?: string[], registeredFor = 'kyma-fleet'): string[] {
   const split = words ?? [...line.split(/[ \t]+/).filter((w) => w !== ''), ...(/[ \t]$/.test(line) ? [''] : [])];
   const script = [
     'set -u',
@@ -39,7 +39,7 @@ function complete(line: string, cwd = REPO, words?: string[]): string[] {
     'COMP_POINT=${#COMP_LINE}',
     `COMP_WORDS=(${split.map(shq).join(' ')})`,
     'COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))',
-    'complete -p kyma-fleet >/dev/null',
+    `complete -p ${registeredFor} >/dev/null`,
     '_kyma_fleet',
     'printf "%s\\n" "${COMPREPLY[@]}"',
   ].join('\n');
@@ -55,6 +55,23 @@ function commandPaths(cmd: Command, prefix: string[] = []): Array<{ path: string
   return cmd.commands.flatMap((c) => [{ path: [...prefix, c.name()], cmd: c }, ...commandPaths(c, [...prefix, c.name()])]);
 }
 
+describe('completion bash, through npx (the documented use in a fleet repository)', () => {
+  it('completes `npx kyma-fleet` and `npx --no-install kyma-fleet` with the installed kyma-fleet, and nothing else of npx', () => {
+    // A fleet repository: kyma-fleet installed in node_modules/.bin, as npm install puts it there.
+    const repo = fs.mkdtempSync(path.join(tmp, 'fleet-repo-'));
+    fs.mkdirSync(path.join(repo, 'node_modules', '.bin'), { recursive: true });
+    fs.writeFileSync(path.join(repo, 'package.json'), '{"name":"acme-config","private":true}\n');
+    fs.symlinkSync(path.join(binDir, 'kyma-fleet'), path.join(repo, 'node_modules', '.bin', 'kyma-fleet'));
+    fs.cpSync(path.join(REPO, 'fleet', 'runtimes'), path.join(repo, 'fleet', 'runtimes'), { recursive: true });
+    expect(complete('npx --no-install kyma-fleet va', repo, undefined, 'npx')).toEqual(['validate']);
+    expect(complete('npx kyma-fleet validate --output ', repo, undefined, 'npx')).toEqual(['text', 'json']);
+    expect(complete('npx --no-install kyma-fleet explain acme-eu-prod-', repo, undefined, 'npx')).toEqual(['acme-eu-prod-1', 'acme-eu-prod-2']);
+    // Another package, or the package name itself being typed: bash's default completion, no kyma-fleet.
+    expect(complete('npx cowsay va', repo, undefined, 'npx')).toEqual([]);
+    expect(complete('npx kyma-fl', repo, undefined, 'npx')).toEqual([]);
+  });
+});
+
 describe('completion bash', () => {
   const program = buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: REPO }, () => {});
 
@@ -65,7 +82,7 @@ describe('completion bash', () => {
     expect(complete('kyma-fleet new ')).toEqual(['runtime']);
   });
 
-  it('completes every long option of every command, the global ones too', () => {
+  it('completes every long option of every command, the global ones too', { timeout: 240_000 }, () => {
     for (const { path: words, cmd } of commandPaths(program)) {
       if (cmd.commands.length > 0) continue;
       const got = complete(`kyma-fleet ${words.join(' ')} --`);
@@ -147,7 +164,7 @@ describe('completion scripts', () => {
     const r = runBinary(['completion', shell], REPO);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('kyma-fleet __complete');
-    expect(r.stdout).toMatch(shell === 'fish' ? /^complete -c kyma-fleet /m : shell === 'zsh' ? /^#compdef kyma-fleet$/m : /^complete -F _kyma_fleet kyma-fleet$/m);
+    expect(r.stdout).toMatch(shell === 'fish' ? /^complete -c kyma-fleet /m : shell === 'zsh' ? /^#compdef kyma-fleet npx$/m : /^complete -F _kyma_fleet kyma-fleet$/m);
   });
 
   it('bash accepts the script (bash -n)', () => {

@@ -25,6 +25,9 @@ const INVOCATIONS: Readonly<Record<string, readonly string[][]>> = {
     // A server that refuses connections: the run gets to the cluster and fails there (exit 5).
     ['apply', 'garden', '--kubeconfig', 'refusing.yaml', '--garden-context', 'garden', '--allow-exec', '--concurrency', '2', '--timeout', '1', '--allow-mass-change', '--dry-run', '--write', 'st', '--now', NOW, '-o', 'json'],
   ],
+  'register argocd': [
+    ['register', 'argocd', '--kubeconfig', 'refusing.yaml', '--kcp-context', 'garden', '--argocd-context', 'garden', '--allow-exec', '--concurrency', '2', '--timeout', '1', '--dry-run', '--now', NOW, '-o', 'json'],
+  ],
   init: [['init', 'new-repo', '--name', 'acme', '--kyma-fleet-from', 'kyma-fleet.tgz', '-o', 'json']],
   'new runtime': [
     ['new', 'runtime', 'acme-new-1', '--runtime-id', '5b0c1f3e-2d4a-4f6b-8c7d-9e0f1a2b3c4d', '--global-account', '0c5e8a3d-7f21-4b6a-9d44-51c2e8f0a1b7', '--subaccount', '6a2d4f10-1e3b-4c7d-9f58-0b9e2c7d4a11', '--region', 'eu-central-1', '--shoot', 'c-5b0c1f3', '--project', 'kyma-prod', '--label', 'tier=production', '--out', 'dist', '--now', NOW, '--no-cache', '-o', 'json'],

@@ -80,14 +80,17 @@ describe('synth over an existing dist/', () => {
     expect(full.stderr).toContain('dist/runtimes/acme-us-prod-1/skr/extra.yaml');
   });
 
-  it('a hand-edited file is reported by --check (exit 3) and rewritten by --no-cache', () => {
+  // Issue 26: synth and --check agree on a hand edit, and a plain synth restores it (test/run/dist-hand-edit.test.ts).
+  it('a hand-edited file is reported by --check (exit 3) and rewritten by a plain synth, as by --no-cache', () => {
     fx = FleetFixture.example();
     expect(synth().code).toBe(0);
     const edited = path.join(fx.dir, 'dist/runtimes/acme-us-prod-1/skr/kustomization.yaml');
     const original = fs.readFileSync(edited, 'utf8');
     fs.appendFileSync(edited, '# hand-edited\n');
-    expect(synth()).toMatchObject({ code: 0, stdout: 'dist: up to date, nothing written (7 runtimes)\n' });
     expect(synth('--check').code).toBe(3);
+    expect(synth()).toMatchObject({ code: 0, stdout: 'dist: written (7 runtimes, 1 file)\n' });
+    expect(fs.readFileSync(edited, 'utf8')).toBe(original);
+    fs.appendFileSync(edited, '# hand-edited\n');
     expect(synth('--no-cache')).toMatchObject({ code: 0, stdout: 'dist: written (7 runtimes, 1 file)\n' });
     expect(fs.readFileSync(edited, 'utf8')).toBe(original);
   });

@@ -1,6 +1,8 @@
 // Slow test (a few minutes: npm installs the dependencies): the package as an operator gets it.
-// Packs the tarball, installs it into an empty folder outside the repo, and runs the installed
-// CLI there: --version, init, then validate and synth of the fleet init wrote (issue 21).
+// Packs the tarball (`npm run pack`'s script), installs it into an empty folder outside the repo, and
+// runs the installed CLI there: --version, init, then validate and synth of the fleet init wrote
+// (issue 21). The install runs no script of the package, and every relative link of the README and
+// docs it ships resolves inside node_modules/kyma-fleet (issue 26).
 
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -20,25 +22,42 @@ function run(cmd: string, args: string[], cwd: string): string {
 
 describe('the packed tarball, installed into an empty folder (slow)', () => {
   it('installs with npm and its CLI runs --version, init, validate and synth', { timeout: 600_000 }, () => {
-    // --ignore-scripts: pack the lib/ that pretest built; the prepare script would rebuild lib/
-    // while other test files run the binary from it.
-    const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], REPO)) as { filename: string }[];
+    // scripts/pack.mjs packs the lib/ that pretest built (`npm run pack` builds first, which would
+    // rebuild lib/ while other test files run the binary from it).
+    const packed = JSON.parse(run(process.execPath, ['scripts/pack.mjs', '--json', '--pack-destination', work], REPO)) as { filename: string }[];
     const tarball = path.join(work, packed[0]!.filename);
     expect(fs.existsSync(tarball)).toBe(true);
 
     const app = path.join(work, 'app');
     fs.mkdirSync(app);
-    run('npm', ['install', '--no-audit', '--no-fund', tarball], app);
+    // --foreground-scripts makes npm print every lifecycle script it runs: the package has none.
+    const installLog = execFileSync('npm', ['install', '--no-audit', '--no-fund', '--foreground-scripts', '--loglevel', 'info', tarball], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+    expect(installLog).not.toMatch(/kyma-fleet@[^ ]+ (prepare|preinstall|install|postinstall)\b/);
     const installed = path.join(app, 'node_modules', 'kyma-fleet');
+    expect((JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as { scripts?: unknown }).scripts).toBeUndefined();
     expect(fs.existsSync(path.join(installed, 'test')), 'no tests in the package').toBe(false);
     expect(fs.existsSync(path.join(installed, 'src')), 'no TypeScript sources in the package').toBe(false);
 
     // --no: never fetch kyma-fleet from a registry; only the installed one may answer.
     expect(run('npx', ['--no', '--', 'kyma-fleet', '--version'], app).trim()).toBe(VERSION);
-    // The help's documentation link points into the installed package (its README).
+    // The help's documentation link points into the installed package (its docs index).
     const docs = /^Documentation: (\S+)$/m.exec(run('npx', ['--no', '--', 'kyma-fleet', '--help'], app))?.[1];
-    expect(docs).toBe(path.join(fs.realpathSync(installed), 'README.md'));
+    expect(docs).toBe(path.join(fs.realpathSync(installed), 'docs', 'README.md'));
     expect(fs.existsSync(docs!)).toBe(true);
+    // Every relative link of the shipped Markdown resolves inside the installed package.
+    const markdown = ['README.md', ...fs.readdirSync(path.join(installed, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    expect(markdown.length).toBeGreaterThan(5);
+    const broken: string[] = [];
+    for (const file of markdown) {
+      const text = fs.readFileSync(path.join(installed, file), 'utf8').replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!.split('#')[0]!;
+        if (target === '' || /^[a-z]+:/i.test(target)) continue;
+        const abs = path.resolve(path.dirname(path.join(installed, file)), target);
+        if (path.relative(installed, abs).startsWith('..') || !fs.existsSync(abs)) broken.push(`${file}: ${m[1]}`);
+      }
+    }
+    expect(broken).toEqual([]);
 
     const initOut = run('npx', ['--no', '--', 'kyma-fleet', 'init', 'my-fleet'], app);
     expect(initOut).toContain('my-fleet: created fleet "my-fleet"');

@@ -80,7 +80,8 @@ export function diffCommand(streams: Streams, setExit: (code: number) => void): 
       }
       const format = {
         text: () => formatDiffText(diff, flags.out),
-        json: () => JSON.stringify({ ...(JSON.parse(formatDiffJson(diff)) as object), diagnostics: r.diagnostics }, null, 2) + '\n',
+        // ok as in every other command's JSON: true when the exit code is 0 (false with --exit-code and changes).
+        json: () => JSON.stringify({ ok: !(flags.exitCode === true && !isEmptyDiff(diff)), ...(JSON.parse(formatDiffJson(diff)) as object), diagnostics: r.diagnostics }, null, 2) + '\n',
         markdown: () => {
           // With rollout rings: which rings the change reaches now and how many runtimes wait (src/rollout/blast-radius.ts).
           const rollout = rolloutOverview(flags.fleet, streams.cwd);

@@ -163,7 +163,7 @@ function importRuntimesCommand(streams: Streams, setExit: (code: number) => void
         return setExit(stopWith(streams, json, ExitCode.InvalidInput, message, { diagnostics: outcome.diagnostics }));
       }
 
-      const { plan, written, refused, missingFromKcp, strictRefused } = outcome;
+      const { plan, written, refused, missingFromKcp, strictRefused, groupsMissed } = outcome;
       const wouldWrite = plan.toWrite;
       const fleetDisplay = flags.fleet.replace(/\/+$/, '');
       if (flags.output === 'json') {
@@ -186,6 +186,7 @@ function importRuntimesCommand(streams: Streams, setExit: (code: number) => void
               missingFromKcp: missingFromKcp.map((r) => ({ name: r.name, runtimeID: r.runtimeID, file: r.file })),
               notes: plan.notes,
               warnings: read.warnings,
+              groupsMissed,
             },
             null,
             2,
@@ -196,6 +197,7 @@ function importRuntimesCommand(streams: Streams, setExit: (code: number) => void
         for (const r of refused) streams.err(`${r.where}: not imported: Runtime ${r.object}${r.runtimeID ? ` (runtime ID ${r.runtimeID})` : ''}: ${r.reason}\n`);
         for (const m of missingFromKcp) streams.err(`${m.file}: warning: runtime ${m.name} (runtime ID ${m.runtimeID}) has no Runtime CR in the KCP; deprovisioned? remove its file to stop rendering it\n`);
         if (!read.complete) streams.err(`import: warning: some dump files could not be read, so fleet runtimes missing from the KCP are not reported\n`);
+        printDiagnostics(groupsMissed, streams);
         const verb = flags.dryRun || strictRefused ? 'would write' : 'written';
         for (const p of wouldWrite) {
           const labels = p.candidate.labels.map(([k, v]) => `${k}=${v}`).join(',');

@@ -2,16 +2,20 @@
 // group, two example runtimes, the editor schemas, .gitignore, a CI workflow, package.json,
 // README). A new folder is assembled beside DIR and renamed into place, so DIR appears complete or
 // not at all. Refuses a DIR that exists and is not empty. Runs nothing else (no npm, no git).
+// `--kyma-fleet-from FILE.tgz` vendors the tarball: it is copied into vendor/ and package.json
+// installs it from there (`file:vendor/…`), so `npm ci` works on a fresh CI runner, which has
+// neither the path the tarball came from nor a registry that serves kyma-fleet (issue 26).
 
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { Command, Option } from 'commander';
 import { renderFleetSchemas } from '../../../scripts/write-fleet-schemas';
 import { ExitCode } from '../../lib/diagnostics';
 import { packageVersion } from '../../lib/version';
 import { dnsLabelNameProblem, sanitizeDnsLabel } from '../../scaffold/names';
-import { FLEET_FOLDER, scaffoldFleetRepo } from '../../scaffold/templates';
+import { FLEET_FOLDER, scaffoldFleetRepo, VENDOR_FOLDER } from '../../scaffold/templates';
 import { failureDocument, printJson } from '../json-output';
 import { outputOption, UsageError } from '../options';
 import { type Streams } from '../report';
@@ -30,13 +34,13 @@ export function initCommand(streams: Streams, setExit: (code: number) => void): 
     .addOption(
       new Option(
         '--kyma-fleet-from <spec>',
-        "where package.json installs kyma-fleet from: a tarball (path or URL), a git URL with #tag, or a version; default: this version from the npm registry, which does not serve it yet (README.md says what to do)",
+        "where package.json installs kyma-fleet from: a tarball file (built by npm run pack in a kyma-fleet clone; copied into vendor/ of the new repository and installed from there), a tarball URL, a git URL with #tag, or a version; default: this version from the npm registry, which does not serve it yet (README.md says what to do)",
       ),
     )
     .addOption(outputOption(['text', 'json']))
     .addHelpText(
       'after',
-      '\nExamples:\n  kyma-fleet init acme-fleet --kyma-fleet-from ../kyma-fleet/kyma-fleet-' + packageVersion() + '.tgz\n  kyma-fleet init . --name acme --kyma-fleet-from "git+https://git.example.org/platform/kyma-fleet.git#v' + packageVersion() + '"\n',
+      '\nExamples:\n  kyma-fleet init ../acme-fleet --kyma-fleet-from kyma-fleet-' + packageVersion() + '.tgz   (in a kyma-fleet clone, after npm run pack)\n  kyma-fleet init . --name acme --kyma-fleet-from "git+https://git.example.org/platform/kyma-fleet.git#v' + packageVersion() + '"\n',
     )
     .action((dir: string, flags: InitFlags) => {
       const json = flags.output === 'json';
@@ -56,7 +60,23 @@ export function initCommand(streams: Streams, setExit: (code: number) => void): 
         name = sanitizeDnsLabel(path.basename(target));
       }
       const display = dir.replace(/[\\/]+$/, '') || dir;
-      const kymaFleetFrom = flags.kymaFleetFrom === undefined ? packageVersion() : kymaFleetSpec(flags.kymaFleetFrom, streams.cwd, target);
+      let kymaFleetFrom = flags.kymaFleetFrom === undefined ? packageVersion() : kymaFleetSpec(flags.kymaFleetFrom, streams.cwd, target);
+      let vendored: { rel: string; bytes: Buffer } | undefined;
+      if (flags.kymaFleetFrom !== undefined && isTarballPath(flags.kymaFleetFrom)) {
+        const file = path.resolve(streams.cwd, flags.kymaFleetFrom.trim());
+        let bytes: Buffer;
+        try {
+          bytes = fs.readFileSync(file);
+        } catch (err) {
+          return fail(ExitCode.InvalidInput, `--kyma-fleet-from: cannot read ${flags.kymaFleetFrom} (${(err as NodeJS.ErrnoException).code ?? String(err)}); build it with \`npm run pack\` in a kyma-fleet clone`);
+        }
+        const name = tarballPackageName(bytes);
+        if (name !== 'kyma-fleet') {
+          return fail(ExitCode.InvalidInput, `--kyma-fleet-from: ${flags.kymaFleetFrom} is not a kyma-fleet package tarball (${name === undefined ? 'no package/package.json in it' : `it holds ${JSON.stringify(name)}`}); build it with \`npm run pack\` in a kyma-fleet clone`);
+        }
+        vendored = { rel: `${VENDOR_FOLDER}/${path.basename(file)}`, bytes };
+        kymaFleetFrom = `file:${vendored.rel}`;
+      }
 
       let existing: 'none' | 'empty';
       try {
@@ -75,7 +95,8 @@ export function initCommand(streams: Streams, setExit: (code: number) => void): 
         existing = 'none';
       }
 
-      const files = scaffoldFleetRepo({ name, kymaFleetVersion: packageVersion(), kymaFleetFrom, schemas: renderFleetSchemas(), newId: randomUUID });
+      const files: Map<string, string | Buffer> = scaffoldFleetRepo({ name, kymaFleetVersion: packageVersion(), kymaFleetFrom, schemas: renderFleetSchemas(), newId: randomUUID });
+      if (vendored) files.set(vendored.rel, vendored.bytes);
       try {
         if (existing === 'none') writeNewFolder(target, files);
         else writeIntoEmptyFolder(target, files);
@@ -94,14 +115,16 @@ export function initCommand(streams: Streams, setExit: (code: number) => void): 
       }
       const cd = path.relative(streams.cwd, target) || '.';
       streams.out(
-        `${display}: created fleet ${JSON.stringify(name)} (${files.size} files: ${runtimes} example runtimes, 1 group, schemas, CI workflow)\n` +
+        `${display}: created fleet ${JSON.stringify(name)} (${files.size} files: ${runtimes} example runtimes, 1 group, schemas, CI workflow${vendored ? `, ${vendored.rel}` : ''})\n` +
           'next:\n' +
           (cd === '.' ? '' : `  cd ${shellWord(cd)}\n`) +
           (flags.kymaFleetFrom === undefined
             ? '  # install kyma-fleet: no registry serves it yet, see README.md (or init again with --kyma-fleet-from); commit package-lock.json\n'
-            : `  npm install        # kyma-fleet from ${kymaFleetFrom}; commit package-lock.json\n`) +
-          '  npx kyma-fleet validate && npx kyma-fleet synth\n' +
-          '  git init && git add . && git commit -m "kyma-fleet init"\n',
+            : vendored
+              ? `  npm install        # kyma-fleet from ${vendored.rel} (commit it: CI installs it from there); commit package-lock.json\n`
+              : `  npm install        # kyma-fleet from ${kymaFleetFrom}; commit package-lock.json\n`) +
+          '  npx --no-install kyma-fleet synth\n' +
+          '  git init -b main && git add . && git commit -m "kyma-fleet init"\n',
       );
       setExit(ExitCode.Ok);
     });
@@ -125,7 +148,42 @@ export function kymaFleetSpec(value: string, cwd: string, target: string): strin
   return v;
 }
 
-function writeFiles(root: string, files: ReadonlyMap<string, string>): void {
+/** A local tarball path (not a URL or a git spec): init vendors it. */
+function isTarballPath(value: string): boolean {
+  const v = value.trim();
+  return !/^[a-z][a-z0-9+.-]*:/i.test(v) && /\.(tgz|tar\.gz)$/.test(v);
+}
+
+/** The `name` of package/package.json in an npm tarball (gzip-compressed ustar), or undefined. */
+export function tarballPackageName(tgz: Buffer): string | undefined {
+  let tar: Buffer;
+  try {
+    tar = gunzipSync(tgz);
+  } catch {
+    return undefined;
+  }
+  const text = (b: Buffer): string => b.toString('utf8').replace(/\0.*$/s, '');
+  for (let at = 0; at + 512 <= tar.length; ) {
+    const header = tar.subarray(at, at + 512);
+    if (header.every((byte) => byte === 0)) return undefined;
+    const name = text(header.subarray(0, 100));
+    const prefix = text(header.subarray(345, 500));
+    const size = parseInt(text(header.subarray(124, 136)).trim() || '0', 8);
+    const entry = prefix ? `${prefix}/${name}` : name;
+    if (entry === 'package/package.json') {
+      try {
+        const pkg = JSON.parse(tar.subarray(at + 512, at + 512 + size).toString('utf8')) as { name?: unknown };
+        return typeof pkg.name === 'string' ? pkg.name : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return undefined;
+}
+
+function writeFiles(root: string, files: ReadonlyMap<string, string | Buffer>): void {
   for (const [rel, text] of files) {
     const abs = path.join(root, ...rel.split('/'));
     fs.mkdirSync(path.dirname(abs), { recursive: true });
@@ -134,7 +192,7 @@ function writeFiles(root: string, files: ReadonlyMap<string, string>): void {
 }
 
 /** Assembles the repository in a hidden folder beside `target`, then renames it into place. */
-function writeNewFolder(target: string, files: ReadonlyMap<string, string>): void {
+function writeNewFolder(target: string, files: ReadonlyMap<string, string | Buffer>): void {
   const parent = path.dirname(target);
   fs.mkdirSync(parent, { recursive: true });
   const staging = path.join(parent, `.${path.basename(target)}.init-tmp-${process.pid}-${randomUUID().slice(0, 8)}`);
@@ -149,7 +207,7 @@ function writeNewFolder(target: string, files: ReadonlyMap<string, string>): voi
 }
 
 /** An existing empty folder (e.g. a fresh clone target or a mount point): write in place, undo on failure. */
-function writeIntoEmptyFolder(target: string, files: ReadonlyMap<string, string>): void {
+function writeIntoEmptyFolder(target: string, files: ReadonlyMap<string, string | Buffer>): void {
   try {
     writeFiles(target, files);
   } catch (err) {

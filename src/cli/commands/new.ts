@@ -155,7 +155,9 @@ function newRuntimeCommand(streams: Streams, setExit: (code: number) => void): C
       const parsed = parseFleetYaml(Buffer.from(text, 'utf8'), file);
       const candidate: LoadedDocument[] =
         parsed.data === undefined ? [] : [{ expectedKind: 'KymaRuntime', relPath, file, data: parsed.data, positions: parsed.positions, digest: sha256(text) }];
-      const validated = validateFleet({ ...loaded, runtimes: [...loaded.runtimes, ...candidate] }, { now, allowEmpty: true });
+      // A duplicate is reported on the new file ("already declared in <existing>"): every file but the candidate counts as one git has.
+      const tracked = (files: readonly string[]): ReadonlySet<string> => new Set(files.filter((f) => f !== file));
+      const validated = validateFleet({ ...loaded, runtimes: [...loaded.runtimes, ...candidate] }, { now, allowEmpty: true, tracked });
       const all = [...parsed.diagnostics, ...validated.diagnostics].filter((d) => d.severity === 'error');
       const elsewhere = all.filter((d) => d.file !== file);
       if (elsewhere.length > 0) return refuseInvalidFleet(flags.fleet, elsewhere, fail);

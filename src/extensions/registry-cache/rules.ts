@@ -102,6 +102,8 @@ export const checkNamespace: Rule = (value, reporter) => {
  * upstream words them; with a scheme or a path, a hint follows upstream's text.
  */
 export function upstreamErrors(upstream: string): string[] {
+  // Upstream's texts, which the oracle compares (test/oracle/messages.test.ts); what the user reads
+  // says "drop https://" first (src/lib/plain-messages.ts, issue 26).
   const hint = upstream.includes('://') ? ' (an upstream is host[:port], without scheme)' : upstream.includes('/') ? ' (an upstream is host[:port], without a path)' : '';
   return hostPortErrors(upstream).map((m) => invalid(upstream, m) + hint);
 }
@@ -155,6 +157,8 @@ export const checkVolumeSize: Rule = (value, reporter) => {
     const quantity = parseQuantity(size);
     const path = ['caches', i, 'volume', 'size'];
     // Go's decoding error where Go refuses it too; else (spaces around it) the CRD pattern refuses it.
+    // Upstream's decoding error (the oracle compares it); the user reads the suggested quantities
+    // instead of its regular expression (src/lib/plain-messages.ts, issue 26).
     if (quantity === undefined) reporter.report(path, Code.Quantity, invalid(size, goQuantityDecodeError(size) ?? 'must be a Kubernetes quantity such as 10Gi, without spaces'));
     else if (quantity.sign <= 0) reporter.report(path, Code.Quantity, invalid(canonicalQuantity(size), 'must be greater than 0'));
   }

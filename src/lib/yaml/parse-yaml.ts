@@ -117,10 +117,12 @@ export function parseWithYamlPackage(text: string, file: string): ParsedYaml {
   }
   const doc = list[0]!;
   for (const e of [...doc.errors, ...doc.warnings]) {
-    const p = pos(e.pos[0]);
+    // The parser reports an indentation error at the start of the line; the user looks for the key.
+    let offset = e.pos[0];
+    if (e.code === 'BAD_INDENT') while (text[offset] === ' ') offset++;
+    const p = pos(offset);
     const code = e.code === 'TAG_RESOLVE_FAILED' ? 'E_TAG_FORBIDDEN' : 'E_YAML_SYNTAX';
-    const message =
-      code === 'E_TAG_FORBIDDEN' ? 'YAML tags are not allowed' : `${e.code}: ${firstLine(e.message)}`;
+    const message = code === 'E_TAG_FORBIDDEN' ? 'YAML tags are not allowed' : yamlErrorInWords(e.code, firstLine(e.message));
     diagnostics.push({ severity: 'error', code, file, line: p.line, col: p.col, field: '', message });
   }
   if (diagnostics.length > 0) return { data: undefined, positions: empty, diagnostics: diagnostics.slice(0, MAX_DIAGNOSTICS_PER_FILE) };
@@ -247,4 +249,30 @@ function findDirective(text: string, doc: Document.Parsed): { line: number; text
     if (lines[i]!.startsWith('%')) return { line: i + 1, text: lines[i]!.trim() };
   }
   return { line: 1, text: '%' };
+}
+
+/**
+ * A parser error in plain words (issue 26): what is wrong and how to fix it, without the parser's
+ * code (BAD_INDENT); the parser's own sentence for the rare ones without words here.
+ */
+export function yamlErrorInWords(code: string, parserMessage: string): string {
+  switch (code) {
+    case 'BAD_INDENT':
+      return 'this key is indented differently from the keys before it in the same map: indent it like them (with spaces)';
+    case 'BLOCK_AS_IMPLICIT_KEY':
+    case 'MULTILINE_IMPLICIT_KEY':
+      return 'a value runs on into the next line, which YAML then reads as a key: check the indentation of the next line, or quote a value that contains ": "';
+    case 'MISSING_CHAR':
+      return /quote/i.test(parserMessage) ? 'a quoted value is not closed: add the closing quote' : `${parserMessage.replace(/\.$/, '')}: add it`;
+    case 'TAB_AS_INDENT':
+      return 'a tab is used for indentation: indent with spaces';
+    case 'UNEXPECTED_TOKEN':
+      return `unexpected text here (${parserMessage.replace(/\.$/, '')}): check the line's indentation and quoting`;
+    case 'KEY_OVER_1024_CHARS':
+      return 'a key is longer than 1024 characters (or a line YAML reads as a key runs on): shorten it, or check the indentation and quoting';
+    case 'DUPLICATE_KEY':
+      return 'a key appears twice in one map: keep one of them';
+    default:
+      return parserMessage;
+  }
 }

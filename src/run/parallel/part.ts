@@ -140,6 +140,7 @@ function renderChunk(req: PartRequest, mine: ReadonlySet<string>, previous: Hash
     cwd: req.cwd,
     now: new Date(req.now),
     allowEmpty: true, // the main thread checks the fleet as a whole
+    partOfFleet: true,
     previousDist: req.outDir,
     previousIndex: () => previous,
     unchangedSincePrevious: (model, r) => {

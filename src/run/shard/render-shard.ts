@@ -48,6 +48,8 @@ export function renderShard(options: ShardOptions): ShardResult {
     now: options.now,
     // A shard may hold no runtime; merge refuses an empty fleet.
     allowEmpty: true,
+    // Merge sees the whole fleet; a shard's own runtimes would make other groups look empty.
+    partOfFleet: true,
     previousDist: options.previousDist,
     cacheDir: options.cacheDir,
     runtimes: {

@@ -56,7 +56,7 @@ const CASES: readonly ErrorCase[] = [
     title: 'a trusted keys Secret name that is not a Secret name, in a runtime',
     edits: [['runtimes/acme-us-dev-1.yaml', '    lakom:\n      enabled: false\n', '    lakom:\n      enabled: true\n      trustedKeysSecretName: Cosign.Keys\n']],
     expect: [
-      `fleet/runtimes/acme-us-dev-1.yaml:23:30: error at extensions.lakom.trustedKeysSecretName: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*') (got "Cosign.Keys") [E_LAKOM_SECRET_NAME]`,
+      `fleet/runtimes/acme-us-dev-1.yaml:23:30: error at extensions.lakom.trustedKeysSecretName: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com') (got "Cosign.Keys"); use "cosign.keys" [E_LAKOM_SECRET_NAME]`,
     ],
   },
   {
