@@ -10,7 +10,9 @@ export default defineConfig({
     pool: 'forks',
     // The test cluster's binaries, built or reused once per run (test/cluster/global-setup.ts: a cold
     // build takes minutes; global setups have no timeout); then a cache home of its own for the run
-    // (test/helpers/global-setup.ts). The upstream oracle's two programs likewise (test/oracle/global-setup.ts).
-    globalSetup: ['test/cluster/global-setup.ts', 'test/oracle/global-setup.ts', 'test/helpers/global-setup.ts'],
+    // (test/helpers/global-setup.ts). The upstream oracle's two programs likewise (test/oracle/global-setup.ts),
+    // and test/argocd's program (argo-cd's ApplicationSet code and gitops-engine; test/argocd/global-setup.ts),
+    // and the real Flux kustomize-controller (test/flux-controller/global-setup.ts).
+    globalSetup: ['test/cluster/global-setup.ts', 'test/oracle/global-setup.ts', 'test/argocd/global-setup.ts', 'test/flux-controller/global-setup.ts', 'test/helpers/global-setup.ts'],
   },
 });

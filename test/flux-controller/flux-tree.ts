@@ -1,0 +1,122 @@
+// Reads the Flux wiring kyma-fleet rendered as the controller will see it: starting at the one folder
+// a user bootstraps (<flux.path>/gitops/flux), every Flux Kustomization its kustomize lists name, and,
+// for each, the Kustomizations its own spec.path lists in turn (a shard level, when the render has
+// one), down to the runtime Kustomizations, whose folders hold the objects. It follows the lists and
+// paths, never file or object names, so the tests run unchanged on the flat layout (root -> runtime
+// Kustomizations) and on the sharded one (root -> shard -> runtime).
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+
+export type Obj = Record<string, any>;
+
+export interface FluxNode {
+  name: string;
+  namespace: string;
+  /** The file it comes from (absolute). */
+  file: string;
+  /** spec.path as written (relative to the source root). */
+  specPath: string;
+  labels: Record<string, string>;
+  /** kyma-fleet.dev/runtime and kyma-fleet.dev/target, '' on a level above the runtimes. */
+  runtime: string;
+  target: string;
+  /** spec.kubeConfig.secretRef.name, when it targets another cluster. */
+  kubeConfigSecret?: string;
+  sourceRef: { kind: string; name: string; namespace: string };
+  doc: Obj;
+  /** Kustomizations its folder lists (empty for a runtime Kustomization). */
+  children: FluxNode[];
+  /** The objects its folder renders that are not Flux Kustomizations. */
+  objects: Obj[];
+}
+
+const isFluxKustomization = (o: Obj): boolean => o.apiVersion === 'kustomize.toolkit.fluxcd.io/v1' && o.kind === 'Kustomization';
+
+/** The documents a kustomize folder lists (files and sub-folders of `resources`), with their files. */
+export function folderDocuments(dir: string): Array<{ file: string; doc: Obj }> {
+  const list = parse(fs.readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as { resources?: string[] };
+  const out: Array<{ file: string; doc: Obj }> = [];
+  for (const rel of list.resources ?? []) {
+    const target = path.join(dir, rel);
+    if (fs.statSync(target).isDirectory()) {
+      out.push(...folderDocuments(target));
+      continue;
+    }
+    for (const d of parseAllDocuments(fs.readFileSync(target, 'utf8'))) {
+      const doc = d.toJS() as Obj | null;
+      if (doc) out.push({ file: target, doc });
+    }
+  }
+  return out;
+}
+
+function node(sourceRoot: string, file: string, doc: Obj, seen: Set<string>): FluxNode {
+  const labels = (doc.metadata?.labels ?? {}) as Record<string, string>;
+  const namespace = doc.metadata.namespace as string;
+  const specPath = doc.spec.path as string;
+  const dir = path.join(sourceRoot, specPath);
+  const key = path.resolve(dir);
+  if (seen.has(key)) throw new Error(`${file}: ${specPath} is reached twice in the Flux tree`);
+  seen.add(key);
+  const docs = fs.existsSync(path.join(dir, 'kustomization.yaml')) ? folderDocuments(dir) : [];
+  const ref = doc.spec.sourceRef as { kind: string; name: string; namespace?: string };
+  return {
+    name: doc.metadata.name,
+    namespace,
+    file,
+    specPath,
+    labels,
+    runtime: labels['kyma-fleet.dev/runtime'] ?? '',
+    target: labels['kyma-fleet.dev/target'] ?? '',
+    kubeConfigSecret: doc.spec.kubeConfig?.secretRef?.name,
+    sourceRef: { kind: ref.kind, name: ref.name, namespace: ref.namespace ?? namespace },
+    doc,
+    children: docs.filter((d) => isFluxKustomization(d.doc)).map((d) => node(sourceRoot, d.file, d.doc, seen)),
+    objects: docs.filter((d) => !isFluxKustomization(d.doc)).map((d) => d.doc),
+  };
+}
+
+export interface FluxTree {
+  /** spec.path of the root a user bootstraps, e.g. `./dist/gitops/flux`. */
+  rootPath: string;
+  /** The Kustomizations the root's folder lists. */
+  top: FluxNode[];
+  /** Every Kustomization below the root, depth first. */
+  all: FluxNode[];
+  /** Those without child Kustomizations: the runtime Kustomizations (…-kcp, -skr, -skr-config). */
+  leaves: FluxNode[];
+  /** The one source every Kustomization references. */
+  sourceRef: { kind: string; name: string; namespace: string };
+}
+
+/** The tree below `<distDir>/gitops/flux`, with paths relative to `sourceRoot` (the artifact's root). */
+export function readFluxTree(sourceRoot: string, distDir: string): FluxTree {
+  const fluxDir = path.join(distDir, 'gitops', 'flux');
+  const rootPath = `./${path.relative(sourceRoot, fluxDir).split(path.sep).join('/')}`;
+  const seen = new Set<string>([path.resolve(fluxDir)]);
+  const top = folderDocuments(fluxDir).filter((d) => isFluxKustomization(d.doc)).map((d) => node(sourceRoot, d.file, d.doc, seen));
+  const all: FluxNode[] = [];
+  const visit = (n: FluxNode): void => {
+    all.push(n);
+    n.children.forEach(visit);
+  };
+  top.forEach(visit);
+  if (all.length === 0) throw new Error(`${fluxDir} lists no Flux Kustomization`);
+  const refs = new Set(all.map((n) => JSON.stringify(n.sourceRef)));
+  if (refs.size !== 1) throw new Error(`the Flux tree references several sources: ${[...refs].join(', ')}`);
+  return { rootPath, top, all, leaves: all.filter((n) => n.children.length === 0), sourceRef: all[0]!.sourceRef };
+}
+
+/** The runtime ID a runtime's SKR Kustomizations reach through their `kubeconfig-<runtimeID>` Secret. */
+export function runtimeIdOf(tree: FluxTree, runtime: string): string {
+  const secret = tree.leaves.find((n) => n.runtime === runtime && n.kubeConfigSecret)?.kubeConfigSecret;
+  if (!secret?.startsWith('kubeconfig-')) throw new Error(`runtime ${runtime} has no SKR Kustomization with a kubeconfig-<runtimeID> Secret`);
+  return secret.slice('kubeconfig-'.length);
+}
+
+/** The Kustomization objects of the render as kustomize-controller reads them (namespace/name). */
+export function kustomizationKey(n: { namespace: string; name: string }): string {
+  return `${n.namespace}/${n.name}`;
+}
