@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderFleetSchemas } from '../scripts/write-fleet-schemas';
 import { scaffoldFleetRepo } from '../src/scaffold/templates';
 import { REPO, testProcessEnv } from './helpers/fleet-fixture';
+import { outputMismatch } from './helpers/console-output';
 
 const README = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
 
@@ -65,31 +66,6 @@ export function consoleSteps(block: Block): Step[] {
   return steps;
 }
 
-/** Where `actual` does not print `expected` (undefined when it does). */
-export function outputMismatch(actual: string, expected: readonly string[]): string | undefined {
-  const lines = actual.endsWith('\n') ? actual.slice(0, -1).split('\n') : actual === '' ? [] : actual.split('\n');
-  const same = (a: string, e: string): boolean => (e.endsWith('…') ? a.startsWith(e.slice(0, -1)) : a === e);
-  let at = 0;
-  let gap = false;
-  for (const e of expected) {
-    if (e === '...') {
-      gap = true;
-      continue;
-    }
-    let found = -1;
-    for (let j = at; j < (gap ? lines.length : Math.min(at + 1, lines.length)); j++) {
-      if (same(lines[j]!, e)) {
-        found = j;
-        break;
-      }
-    }
-    if (found < 0) return `expected ${JSON.stringify(e)}${gap ? '' : ` as line ${at + 1}`}; got:\n${actual}`;
-    at = found + 1;
-    gap = false;
-  }
-  if (!gap && at < lines.length) return `more output than shown, from ${JSON.stringify(lines[at])}`;
-  return undefined;
-}
 
 /** GitHub's anchors of a Markdown file's headings: lowercase, punctuation dropped, spaces to "-", repeats numbered. */
 function headingAnchors(markdown: string): Set<string> {

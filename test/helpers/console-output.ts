@@ -1,6 +1,6 @@
 // How a documented console step's output is compared with what the command printed, shared by the
-// docs test (test/docs-console.test.ts): the same rules as the README test's (test/readme.test.ts),
-// kept here so that importing them does not register the README's tests.
+// README test (test/readme.test.ts) and the docs test (test/docs-console.test.ts), kept here so that
+// importing it registers no tests.
 
 /** Where `actual` does not print `expected` (undefined when it does): `...` any lines, a trailing `…` any rest of a line. */
 export function outputMismatch(actual: string, expected: readonly string[]): string | undefined {
