@@ -100,8 +100,11 @@ function nearest(selector: LabelSelector, runtimes: readonly LabelledRuntime[]):
     if (misses.length === best) closest.push({ r, misses });
   }
   if (closest.length === 0) return { text: '' };
+  // Independent of the order of runtimes, files and selector terms: by runtime name and label key.
+  const byKey = (a: Requirement, b: Requirement): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  closest.sort((a, b) => (a.r.name < b.r.name ? -1 : a.r.name > b.r.name ? 1 : 0));
   // Per key the selector asks about and the nearest runtimes miss: the values they carry, most common first.
-  const keys = [...new Set(closest.flatMap((c) => c.misses.map((q) => q.key)))];
+  const keys = [...new Set(closest.flatMap((c) => c.misses.map((q) => q.key)))].sort();
   const parts: string[] = [];
   for (const key of keys) {
     const counts = new Map<string, number>();
@@ -115,5 +118,5 @@ function nearest(selector: LabelSelector, runtimes: readonly LabelledRuntime[]):
   const names = closest.map((c) => c.r.name).sort();
   const shown = names.slice(0, 3).join(', ') + (names.length > 3 ? `, … ${names.length - 3} more` : '');
   const who = closest.length === runtimes.length ? 'the runtimes' : `the nearest runtimes (${shown})`;
-  return { text: `; ${who} carry ${parts.join('; ')}`, at: closest[0]!.misses[0]!.at };
+  return { text: `; ${who} carry ${parts.join('; ')}`, at: [...closest[0]!.misses].sort(byKey)[0]!.at };
 }
