@@ -8,6 +8,10 @@ export default defineConfig({
     // disk that takes longer than vitest's default 10 s.
     hookTimeout: 180_000,
     pool: 'forks',
+    // Two test files at a time on the 2-core CI machine (vitest's default is one fewer than the cores,
+    // so one): most files spend their time waiting on API servers, controllers and CLI processes they
+    // started, which leaves the other core idle.
+    maxWorkers: 2,
     // Every Go tool's build started at once, a few side by side (test/helpers/go-prebuild.ts); then
     // the test cluster's binaries, built or reused once per run (test/cluster/global-setup.ts: a cold
     // build takes minutes; global setups have no timeout); then a cache home of its own for the run
