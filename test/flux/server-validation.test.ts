@@ -114,10 +114,22 @@ describeWithCluster('the render on a real API server: validated and stored as re
   }, 10 * 60_000);
 });
 
-/** The objects of the files a GitOps folder's kustomization.yaml lists. */
+/**
+ * The objects of the files a GitOps folder's kustomization.yaml lists, and of each shard's folder
+ * (gitops/<controller>/shards/<id>/) that a listed shard object applies. The Argo CD shard
+ * Applications themselves are left out: the test cluster has no Application CRD (test/argocd checks
+ * them against argo-cd's own).
+ */
 function listed(dir: string): Array<Record<string, any>> {
   const list = parse(fs.readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
-  return list.resources.map((rel) => parse(fs.readFileSync(path.join(dir, rel), 'utf8')) as Record<string, any>);
+  return list.resources.flatMap((rel) => {
+    const obj = parse(fs.readFileSync(path.join(dir, rel), 'utf8')) as Record<string, any>;
+    const shard = obj.metadata?.labels?.['kyma-fleet.dev/shard'] as string | undefined;
+    const isShard = shard !== undefined && obj.metadata?.labels?.['kyma-fleet.dev/runtime'] === undefined && obj.kind !== 'ApplicationSet';
+    if (!isShard) return [obj];
+    const inner = listed(path.join(dir, 'shards', shard));
+    return obj.kind === 'Application' ? inner : [obj, ...inner];
+  });
 }
 
 /** kubectl's name for an object's resource: kind.group (the singular form resolves through discovery). */
