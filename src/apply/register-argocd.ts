@@ -10,8 +10,10 @@
 import type * as K8s from '@kubernetes/client-node';
 import { argoClusterSecret, REGISTERED_SELECTOR, type SkrAccess } from '../gitops/argocd-cluster';
 import { type GitopsOptions, KUBECONFIG_KEY, LABEL_RUNTIME_ID, skrKubeconfigSecretName } from '../gitops/gitops';
+import { cmp } from '../lib/diagnostics';
 import { parseSkrServerPatterns } from '../lib/skr-servers';
 import { forEachBounded, type K8sModule, KubeconfigProblem, kubeConfigForContext, kubeConfigFromSecret, KubeReader, loadClientNode, NOT_FOUND, ReadError, RunControl } from '../observe/kube-client';
+import { DEFAULT_BACKOFF_MS, DEFAULT_RETRIES } from '../observe/live-settings';
 import { sanitizeMessage } from '../observe/sanitize';
 
 export interface RegisterRuntime {
@@ -109,7 +111,7 @@ export async function registerArgoClusters(runtimes: readonly RegisterRuntime[],
     throw err;
   }
   const run = new RunControl();
-  const policy = { timeoutMs: options.timeoutMs, retries: 3, backoffMs: 250, maxRetryAfterMs: 30_000, maxResponseBytes: 16 * 1024 * 1024, pageSize: 500, maxPages: 1000 };
+  const policy = { timeoutMs: options.timeoutMs, retries: DEFAULT_RETRIES, backoffMs: DEFAULT_BACKOFF_MS, maxRetryAfterMs: 30_000, maxResponseBytes: 16 * 1024 * 1024, pageSize: 500, maxPages: 1000 };
   const kcp = new KubeReader(k8s, kcpConfig, 'kcp', policy, run);
   const core = argoConfig.makeApiClient(k8s.CoreV1Api);
   const ns = options.gitops.argocd.namespace;
@@ -135,7 +137,7 @@ export async function registerArgoClusters(runtimes: readonly RegisterRuntime[],
   const entries: RegisterEntry[] = [];
   const wanted = new Set<string>();
   let failure: RegisterRun['failure'];
-  const sorted = [...runtimes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const sorted = [...runtimes].sort((a, b) => cmp(a.name, b.name));
   const results = new Array<RegisterEntry | undefined>(sorted.length);
   try {
     await forEachBounded(sorted, options.concurrency, run.signal, async (r, i) => {
@@ -198,7 +200,7 @@ export async function registerArgoClusters(runtimes: readonly RegisterRuntime[],
   // Registrations of runtimes that left the fleet or lost their kubeconfig: their Applications go
   // (the ApplicationSets preserve what they synced).
   const byID = new Map(sorted.map((r) => [r.runtimeID.toLowerCase(), r.name]));
-  for (const [id, s] of [...owned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [id, s] of [...owned].sort(([a], [b]) => cmp(a, b))) {
     if (wanted.has(id)) continue;
     const name = s.metadata?.name ?? '';
     if (!options.dryRun) {

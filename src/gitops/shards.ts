@@ -43,21 +43,7 @@ export function groupByShard<T extends { readonly name: string }>(runtimes: read
 
 /** The smallest shard count under which no shard holds more than MAX_RUNTIMES_PER_SHARD of these names, or undefined. */
 export function shardCountThatFits(runtimeNames: readonly string[]): ShardCount | undefined {
-  for (const count of SHARD_COUNTS) {
-    const sizes = new Map<string, number>();
-    let fits = true;
-    for (const name of runtimeNames) {
-      const id = shardOf(name, count);
-      const n = (sizes.get(id) ?? 0) + 1;
-      sizes.set(id, n);
-      if (n > MAX_RUNTIMES_PER_SHARD) {
-        fits = false;
-        break;
-      }
-    }
-    if (fits) return count;
-  }
-  return undefined;
+  return SHARD_COUNTS.find((count) => overfullShard(runtimeNames, count) === undefined);
 }
 
 /** The fullest shard when it holds more than MAX_RUNTIMES_PER_SHARD runtimes, else undefined. */
