@@ -4,8 +4,8 @@
 // compared with a plain-cdk8s baseline of the same objects measured in the same run.
 //
 //   npm run bench -- [--sizes 1000,10000[,100000]] [--runs 3]
-//                    [--scenarios validate,cold,noop,one-changed,committed-dist,baseline,baseline-naive]
-//                    [--seed 42] [--keep] [--quiet-wait SECONDS]
+//                    [--scenarios validate,cold,noop,one-changed,committed-dist,baseline,baseline-naive,delivery]
+//                    [--seed 42] [--keep] [--quiet-wait SECONDS] [--delivery-runtimes 100[,1000]]
 //
 // Scenarios (per fleet size N):
 //   validate        `kyma-fleet validate` without a previous render, empty parse cache (+ an
@@ -30,6 +30,10 @@
 //                   runtime and target, `chart.toJson()` on the same threads, no YAML, no files
 //                   (both timed in-process; the table adds up their wall times, and their CPU over
 //                   the threads, a lower bound of a cold synth's wall time)
+//   delivery        after the sizes, once per --delivery-runtimes: the real kustomize-controller
+//                   delivering a generated fleet (bench/flux-delivery.ts, needs Go), with
+//                   gitops.flux.artifacts per-runtime and whole-source side by side: time to all
+//                   Ready, a one-runtime change, bytes fetched and Kustomizations woken per revision
 // cold, baseline, the floors, noop and one-changed run in rounds (cold, baseline, floors, noop, one-changed; again; ...),
 // so cold / baseline, noop / cold and one-changed / cold are medians of per-round ratios (paired
 // A/B, as perf-baseline.md recommends). noop and one-changed work on the dist/ of round 0's cold
@@ -63,7 +67,7 @@ import { packTree } from './floor';
 import { countFiles, fileInodes, load1, measureNode, newFiles, type ProcessRun, removeTree, rssSource, settle, sleepMs, type Spread, spread } from './measure';
 
 const BENCH_DIR = path.join(REPO_ROOT, '.bench');
-const SCENARIOS = ['validate', 'cold', 'noop', 'one-changed', 'committed-dist', 'baseline', 'baseline-naive', 'floor-write', 'floor-tojson'] as const;
+const SCENARIOS = ['validate', 'cold', 'noop', 'one-changed', 'committed-dist', 'baseline', 'baseline-naive', 'floor-write', 'floor-tojson', 'delivery'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 const PRODUCT: readonly Scenario[] = ['validate', 'cold', 'noop', 'one-changed'];
 /** FILE_PER_CHART is O(N²): 3.5 s at 1,000 runtimes, 340 s at 10,000 (perf-baseline.md). */
@@ -86,6 +90,7 @@ const LABEL: Record<Scenario, string> = {
   'baseline-naive': 'baseline-naive: plain cdk8s, FILE_PER_CHART',
   'floor-write': 'floor: write the same dist/ bytes, nothing else',
   'floor-tojson': 'floor: cdk8s chart.toJson() of the same objects',
+  delivery: 'delivery by the real kustomize-controller',
 };
 /** Threads of the floors: as many as a cold synth's parts (workerCount in src/run/parallel/pool.ts). */
 const FLOOR_THREADS = Math.min(os.availableParallelism(), 4);
@@ -872,6 +877,46 @@ interface Meta {
   loadAverage1m: { before: number; after: number };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Delivery by the real kustomize-controller (bench/flux-delivery.ts)
+
+/** What bench/flux-delivery.ts prints (its JSON), or why it did not run. */
+type DeliveryResult = { runtimes: number; artifacts: string; skipped?: string; [k: string]: unknown };
+
+function runDelivery(runtimes: number, artifacts: 'per-runtime' | 'whole-source', seed: number): DeliveryResult {
+  console.error(`delivery: ${runtimes} runtimes, ${artifacts} (real kustomize-controller; minutes)`);
+  const child = spawnSync(process.execPath, [path.join(REPO_ROOT, 'lib', 'bench', 'flux-delivery.js'), '--runtimes', String(runtimes), '--artifacts', artifacts, '--seed', String(seed), '--timeout-min', '45'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (child.status !== 0) return { runtimes, artifacts, skipped: `flux-delivery exited with ${child.status ?? child.signal} (see its output above; it needs Go)` };
+  return { ...(JSON.parse(child.stdout) as DeliveryResult), runtimes, artifacts };
+}
+
+function deliveryMarkdown(rows: readonly DeliveryResult[]): string {
+  if (rows.length === 0) return '';
+  const L = ['', '#### Delivery by the real kustomize-controller (one revision each)', ''];
+  L.push(
+    '| runtimes | flux.artifacts | Kustomizations | cold: s to all Ready | cold: MB fetched | one-runtime change: s until on the runtime | s until all Ready | MB fetched | artifacts fetched | generator reconciles | controller CPU s |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  );
+  const mb = (b: unknown): string => (typeof b === 'number' ? (b / 1e6).toFixed(1) : '-');
+  for (const r of rows) {
+    if (r.skipped) {
+      L.push(`| ${r.runtimes} | ${r.artifacts} | skipped: ${r.skipped} |||||||||`);
+      continue;
+    }
+    const cold = r.cold as Record<string, any>;
+    const change = r.oneRuntimeChange as Record<string, any>;
+    L.push(
+      `| ${r.runtimes} | ${r.artifacts} | ${r.kustomizations} | ${cold.seconds.toFixed(0)} | ${mb(cold.bytesFetched)} | ${change.takesEffect.seconds.toFixed(0)} | ${change.allReady.seconds.toFixed(0)} | ${mb(change.allReady.bytesFetched)} | ${change.allReady.artifactsFetched} | ${change.allReady.sourceWatcher.generatorReconciles} | ${change.allReady.cpuSeconds} |`,
+    );
+  }
+  return `${L.join('\n')}\n`;
+}
+
 function main(): void {
   const { values } = parseArgs({
     options: {
@@ -881,6 +926,7 @@ function main(): void {
       scenarios: { type: 'string', default: SCENARIOS.join(',') },
       keep: { type: 'boolean', default: false },
       'quiet-wait': { type: 'string', default: '0' },
+      'delivery-runtimes': { type: 'string', default: '100' },
       phases: { type: 'string' }, // internal: the phases child
     },
   });
@@ -917,17 +963,29 @@ function main(): void {
     loadAverage1m: { before: loadBefore, after: NaN },
   };
   const results: SizeResult[] = [];
+  const delivery: DeliveryResult[] = [];
   const write = (): string => {
     const rs = ratios(results);
     const md = markdown(meta, results, rs);
-    fs.writeFileSync(path.join(BENCH_DIR, 'results.json'), JSON.stringify({ meta, results, ratios: rs }, null, 2) + '\n');
-    fs.writeFileSync(path.join(BENCH_DIR, 'results.md'), md);
-    return md;
+    const full = md + deliveryMarkdown(delivery);
+    fs.writeFileSync(path.join(BENCH_DIR, 'results.json'), JSON.stringify({ meta, results, ratios: rs, delivery }, null, 2) + '\n');
+    fs.writeFileSync(path.join(BENCH_DIR, 'results.md'), full);
+    return full;
   };
-  for (const n of sizes) {
+  for (const n of [...scenarios].some((x) => x !== 'delivery') ? sizes : []) {
     results.push(benchSize(n, runs, seed, scenarios, values.keep!, build));
     meta.loadAverage1m.after = load1();
     write(); // partial results survive an interrupted 100k run
+  }
+  if (scenarios.has('delivery')) {
+    const counts = values['delivery-runtimes']!.split(',').map(Number);
+    if (counts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--delivery-runtimes must be positive integers (got ${values['delivery-runtimes']})`);
+    for (const n of counts) {
+      for (const artifacts of ['per-runtime', 'whole-source'] as const) {
+        delivery.push(runDelivery(n, artifacts, seed));
+        write();
+      }
+    }
   }
   meta.finishedAt = new Date().toISOString();
   meta.loadAverage1m.after = load1();

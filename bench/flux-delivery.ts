@@ -12,7 +12,14 @@
 //         whole revision 455 s), so "takes effect" lies between those two.
 //
 //   npm run build && node lib/bench/flux-delivery.js [--runtimes 100] [--skr-servers 3] [--seed 42]
-//       [--concurrent 4] [--timeout-min 20] [--keep]
+//       [--concurrent 4] [--timeout-min 20] [--artifacts per-runtime|whole-source] [--keep]
+//   (or `npm run bench -- --scenarios delivery --delivery-runtimes 100,1000`)
+//
+// Per revision it also counts the Kustomizations that fetched anything (each reconcile downloads its
+// source's artifact once: the artifact server counts downloads per artifact) and, with per-runtime
+// artifacts, what the source-watcher stand-in did (generator reconciles, artifacts re-archived, object
+// writes); source-watcher's real cost (fetching the commit once per generator, archiving) is not
+// measured, only counted.
 //
 // How the SKR side is simulated: --skr-servers test clusters (kube-apiserver + etcd each, with the Kyma
 // and RegistryCacheConfig CRDs already installed, i.e. the modules are there), shared round-robin by the
@@ -40,11 +47,12 @@ interface Args {
   seed: number;
   concurrent: number;
   timeoutMin: number;
+  artifacts: 'per-runtime' | 'whole-source';
   keep: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { runtimes: 100, skrServers: 3, seed: 42, concurrent: 4, timeoutMin: 20, keep: false };
+  const a: Args = { runtimes: 100, skrServers: 3, seed: 42, concurrent: 4, timeoutMin: 20, artifacts: 'per-runtime', keep: false };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     switch (argv[i]) {
@@ -53,6 +61,11 @@ function parseArgs(argv: string[]): Args {
       case '--seed': a.seed = Number(v); i++; break;
       case '--concurrent': a.concurrent = Number(v); i++; break;
       case '--timeout-min': a.timeoutMin = Number(v); i++; break;
+      case '--artifacts':
+        if (v !== 'per-runtime' && v !== 'whole-source') throw new Error(`--artifacts: per-runtime or whole-source (got ${v})`);
+        a.artifacts = v;
+        i++;
+        break;
       case '--keep': a.keep = true; break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
@@ -70,7 +83,7 @@ function separateSkrNamespaces(ws: FleetWorkspace, runtimes: string[]): FluxTree
   const tree = readFluxTree(ws.repoDir, ws.distDir);
   for (const leaf of tree.leaves.filter((n) => n.kubeConfigSecret)) {
     const index = runtimes.indexOf(leaf.runtime);
-    const dir = path.join(ws.repoDir, leaf.specPath);
+    const dir = leaf.dir;
     for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.yaml') && x !== 'kustomization.yaml')) {
       const file = path.join(dir, f);
       fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^(\s*)namespace: (kyma-system|kube-system)$/gm, `$1namespace: ${skrNamespace(index)}`));
@@ -93,6 +106,7 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const timeoutMs = args.timeoutMin * 60_000;
   const ws = FleetWorkspace.generate({ runtimes: args.runtimes, seed: args.seed, prefix: 'kyma-fleet-flux-bench-' });
+  if (args.artifacts === 'whole-source') ws.replace('fleet.yaml', '\nspec:\n', '\nspec:\n  gitops:\n    flux:\n      artifacts: whole-source\n');
   let landscape: FluxLandscape | undefined;
   try {
     const synthSeconds = ws.synth().seconds;
@@ -120,10 +134,30 @@ async function main(): Promise<void> {
 
     const controller = landscape.controller;
     const artifacts = landscape.artifacts;
-    const sample = () => ({ at: Date.now(), cpu: controller.cpuSeconds(), bytes: artifacts.bytesServed, downloads: artifacts.downloads });
+    const watcher = landscape.sourceWatcher;
+    const sample = () => ({
+      at: Date.now(),
+      cpu: controller.cpuSeconds(),
+      bytes: artifacts.bytesServed,
+      downloads: artifacts.downloads,
+      byName: new Map([...artifacts.byName].map(([k, v]) => [k, v.downloads])),
+      rounds: watcher.rounds.length,
+      writes: watcher.writes,
+    });
     const since = (s: ReturnType<typeof sample>) => {
       const n = sample();
-      return { seconds: (n.at - s.at) / 1000, cpuSeconds: Number((n.cpu - s.cpu).toFixed(1)), bytesFetched: n.bytes - s.bytes, downloads: n.downloads - s.downloads };
+      const rounds = watcher.rounds.slice(s.rounds);
+      // a Kustomization reconciled when the artifact its source published was downloaded; with one
+      // artifact for all (whole-source), every download is one reconcile
+      const fetchedArtifacts = [...n.byName].filter(([k, v]) => v > (s.byName.get(k) ?? 0)).length;
+      return {
+        seconds: (n.at - s.at) / 1000,
+        cpuSeconds: Number((n.cpu - s.cpu).toFixed(1)),
+        bytesFetched: n.bytes - s.bytes,
+        downloads: n.downloads - s.downloads,
+        artifactsFetched: fetchedArtifacts,
+        sourceWatcher: { generatorReconciles: rounds.length, artifactsArchived: rounds.reduce((x, r) => x + r.artifacts, 0), artifactsRevised: rounds.reduce((x, r) => x + r.changed.length, 0), objectWrites: n.writes - s.writes },
+      };
     };
 
     // cold
@@ -153,6 +187,7 @@ async function main(): Promise<void> {
 
     const result = {
       kustomizeController: KUSTOMIZE_CONTROLLER_VERSION,
+      artifacts: args.artifacts,
       runtimes: runtimes.length,
       kustomizations: delivery.tree.all.length + 1,
       listedByRoot: delivery.tree.top.length,

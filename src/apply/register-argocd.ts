@@ -211,7 +211,10 @@ export async function registerArgoClusters(runtimes: readonly RegisterRuntime[],
         if (f.httpStatus !== 404) return { entries, failure: { reason: f.reason, message: f.message } };
       }
     }
-    entries.push({ runtime: byID.get(id) ?? s.metadata?.labels?.['kyma-fleet.dev/runtime'] ?? '', runtimeID: id, outcome: 'deleted' });
+    // A runtime of the fleet whose kubeconfig Secret is gone has one entry: its registration deleted, with the reason.
+    const lost = entries.findIndex((e) => e.runtimeID === id && e.outcome === 'not-registered');
+    if (lost >= 0) entries[lost] = { ...entries[lost]!, outcome: 'deleted' };
+    else entries.push({ runtime: byID.get(id) ?? s.metadata?.labels?.['kyma-fleet.dev/runtime'] ?? '', runtimeID: id, outcome: 'deleted' });
   }
   return { entries };
 }

@@ -208,7 +208,13 @@ export function gitopsOptionProblems(options: unknown): GitopsOptionProblem[] {
   if (flux) {
     check(['flux', 'namespace'], flux.namespace, label, 'E_GITOPS_NAME');
     if (isRec(flux.sourceRef)) {
-      check(['flux', 'sourceRef', 'name'], flux.sourceRef.name, subdomain, 'E_GITOPS_NAME');
+      // An ArtifactGenerator names its source by the CRD pattern ^[a-z0-9]([a-z0-9-]*[a-z0-9])?$: no dots.
+      const generatorSource = flux.artifacts === undefined || flux.artifacts === 'per-runtime';
+      check(['flux', 'sourceRef', 'name'], flux.sourceRef.name, (v) => {
+        const problem = subdomain(v);
+        if (problem !== undefined || !generatorSource || !v.includes('.')) return problem;
+        return `must not contain "." while flux.artifacts is per-runtime: the ArtifactGenerator that reads the source refuses dots in its name; rename the source or set flux.artifacts to whole-source (got ${quote(v)})`;
+      }, 'E_GITOPS_NAME');
       check(['flux', 'sourceRef', 'namespace'], flux.sourceRef.namespace, label, 'E_GITOPS_NAME');
     }
     check(['flux', 'path'], flux.path, (v) => pathProblem(v, true), 'E_GITOPS_PATH');

@@ -16,6 +16,14 @@ export const MAX_REVISION_LENGTH = 255;
 export const SOURCE_KINDS = ['GitRepository', 'OCIRepository', 'Bucket'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
+/**
+ * What each runtime Kustomization reads (`gitops.flux.artifacts`): `per-runtime`, an ExternalArtifact
+ * of that runtime's folder cut from the source by Flux's source-watcher (one ArtifactGenerator per
+ * shard), or `whole-source`, the whole source. docs/architecture.md, "The GitOps wiring".
+ */
+export const FLUX_ARTIFACT_MODES = ['per-runtime', 'whole-source'] as const;
+export type FluxArtifactMode = (typeof FLUX_ARTIFACT_MODES)[number];
+
 /** Placeholders `argocd.skrClusterName` may use. `{{runtimeID}}` is the lowercase runtime ID. */
 export const CLUSTER_NAME_PLACEHOLDERS = ['name', 'runtimeID'] as const;
 
@@ -30,6 +38,7 @@ export const GITOPS_DEFAULTS = {
     path: './dist',
     interval: '10m',
     prune: true,
+    artifacts: 'per-runtime',
   },
   argocd: {
     enabled: false,
@@ -70,7 +79,7 @@ export const GITOPS_OPTIONS_SCHEMA: Record<string, unknown> = {
         'How many shards the runtimes are spread over (by the SHA-256 of their name, so a runtime never moves ' +
         'while this stays the same). Flux: one Kustomization per shard between the root and the runtime ' +
         'Kustomizations; Argo CD: one Application per shard between the root and three ApplicationSets. Keeps every object a user ' +
-        'bootstraps and every inventory bounded; at most 1000 runtimes may share a shard. Changing it moves ' +
+        'bootstraps and every inventory bounded; at most 999 runtimes may share a shard. Changing it moves ' +
         'runtimes between shards (their objects on the clusters stay: docs/applying.md). @default 256',
     },
     flux: {
@@ -127,6 +136,19 @@ export const GITOPS_OPTIONS_SCHEMA: Record<string, unknown> = {
         timeout: duration('Timeout of each build, apply and health check. Flux uses interval when unset.', {
           examples: ['5m'],
         }),
+        artifacts: {
+          type: 'string',
+          maxLength: 32,
+          enum: [...FLUX_ARTIFACT_MODES],
+          default: 'per-runtime',
+          description:
+            'What each Kustomization reads. per-runtime: one ArtifactGenerator per shard (Flux source-watcher, ' +
+            'Flux 2.7 or later, kustomize-controller started with --feature-gates=ExternalArtifact=true) cuts the ' +
+            'source into one ExternalArtifact per runtime folder and one per shard list, each revised only when its ' +
+            'content changes, so a commit wakes only the Kustomizations of the runtimes it changes. whole-source: ' +
+            'every Kustomization reads the whole source, so every commit wakes every Kustomization of the fleet ' +
+            '(for Flux without source-watcher; docs/applying.md). @default per-runtime',
+        },
         prune: {
           type: 'boolean',
           default: true,

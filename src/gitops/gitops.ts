@@ -8,8 +8,8 @@
 import { cmp } from '../lib/diagnostics';
 import { isDNS1123Label } from '../lib/k8s-names';
 import { argoListFiles, argoRuntimeData, argoRuntimeFile } from './argocd-wiring';
-import { fluxListFiles, fluxRuntimeFile, fluxRuntimeKustomization } from './flux-wiring';
-import { GITOPS_DEFAULTS, type SourceKind } from './gitops-schema';
+import { fluxGeneratorFile, fluxListFiles, fluxRuntimeFile, fluxRuntimeKustomization } from './flux-wiring';
+import { FLUX_ARTIFACT_MODES, type FluxArtifactMode, GITOPS_DEFAULTS, type SourceKind } from './gitops-schema';
 import { DEFAULT_SHARDS, groupByShard, SHARD_COUNTS, type ShardCount, shardOf } from './shards';
 import {
   GITOPS_TARGETS,
@@ -20,7 +20,7 @@ import {
   wiredTargets,
 } from './wiring-common';
 
-export { GITOPS_DEFAULTS, GITOPS_OPTIONS_SCHEMA, type SourceKind } from './gitops-schema';
+export { FLUX_ARTIFACT_MODES, type FluxArtifactMode, GITOPS_DEFAULTS, GITOPS_OPTIONS_SCHEMA, type SourceKind } from './gitops-schema';
 export { gitopsOptionProblems, type GitopsOptionProblem } from './gitops-rules';
 export {
   GITOPS_NAME_MAX_LENGTH,
@@ -84,6 +84,7 @@ export function resolveGitopsOptions(written: unknown, kcpNamespace: string): Gi
       ...(retryInterval !== undefined ? { retryInterval } : {}),
       ...(timeout !== undefined ? { timeout } : {}),
       prune: typeof f.prune === 'boolean' ? f.prune : d.flux.prune,
+      artifacts: (FLUX_ARTIFACT_MODES as readonly unknown[]).includes(f.artifacts) ? (f.artifacts as FluxArtifactMode) : d.flux.artifacts,
     },
     argocd: {
       enabled: typeof a.enabled === 'boolean' ? a.enabled : d.argocd.enabled,
@@ -122,7 +123,10 @@ export function gitopsListFiles(runtimes: readonly { readonly name: string }[], 
   const out: string[] = [];
   if (options.flux.enabled) {
     out.push('gitops/flux/kustomization.yaml');
-    for (const s of shards) out.push(`gitops/flux/shard-${s}.yaml`, `gitops/flux/shards/${s}/kustomization.yaml`);
+    for (const s of shards) {
+      out.push(`gitops/flux/shard-${s}.yaml`, `gitops/flux/shards/${s}/kustomization.yaml`);
+      if (options.flux.artifacts === 'per-runtime') out.push(fluxGeneratorFile(s));
+    }
   }
   if (options.argocd.enabled) {
     out.push('gitops/argocd/kustomization.yaml');

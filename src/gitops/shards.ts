@@ -16,10 +16,11 @@ export const DEFAULT_SHARDS: ShardCount = 256;
 /**
  * The most runtimes one shard may hold: 3 Kustomizations each, so a shard Kustomization's
  * inventory stays near 200 KiB (about 70 bytes an entry) and its kustomize build near a second
- * (docs/performance.md, "Delivery"). Validation refuses a fleet with a fuller shard and names the
- * `gitops.shards` value that fits.
+ * (docs/performance.md, "Delivery"); and one ExternalArtifact each beside the shard's own list in the
+ * shard's ArtifactGenerator, whose CRD allows 1000 artifacts. Validation refuses a fleet with a fuller
+ * shard and names the `gitops.shards` value that fits.
  */
-export const MAX_RUNTIMES_PER_SHARD = 1000;
+export const MAX_RUNTIMES_PER_SHARD = 999;
 
 /** The id of the shard a runtime belongs to: `all` with one shard, else 1-3 lowercase hex digits. */
 export function shardOf(runtimeName: string, shards: ShardCount): string {

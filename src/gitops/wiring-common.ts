@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { cmp } from '../lib/diagnostics';
-import type { SourceKind } from './gitops-schema';
+import type { FluxArtifactMode, SourceKind } from './gitops-schema';
 import type { ShardCount } from './shards';
 
 /** The target folders of a runtime (render-runtime.ts Target); garden/ is never wired. */
@@ -26,6 +26,8 @@ export interface GitopsOptions {
     readonly retryInterval?: string;
     readonly timeout?: string;
     readonly prune: boolean;
+    /** What the runtime and shard Kustomizations read (gitops-schema.ts FLUX_ARTIFACT_MODES). */
+    readonly artifacts: FluxArtifactMode;
   };
   readonly argocd: {
     readonly enabled: boolean;

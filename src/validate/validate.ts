@@ -236,7 +236,7 @@ function checkShards(names: readonly string[], shards: ShardCount, fleetFile: st
     col: at.col,
     field: 'gitops.shards',
     message:
-      `shard ${full.shard} of ${shards} would hold ${full.runtimes} runtimes, more than the ${MAX_RUNTIMES_PER_SHARD} one shard's Flux Kustomization and Argo CD ApplicationSets can carry; ` +
+      `shard ${full.shard} of ${shards} would hold ${full.runtimes} runtimes, more than the ${MAX_RUNTIMES_PER_SHARD} that one shard's Flux and Argo CD objects can carry; ` +
       (fits !== undefined ? `set gitops.shards to ${fits}` : `the fleet is larger than 4096 shards of ${MAX_RUNTIMES_PER_SHARD} runtimes`),
   });
 }

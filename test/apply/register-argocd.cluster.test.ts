@@ -153,6 +153,9 @@ describeWithCluster('kyma-fleet register argocd against the test cluster', () =>
     await kimSecret('acme-eu-prod-2', undefined);
     const doc = json();
     expect(outcomes(doc)).toMatchObject({ 'acme-eu-prod-1': 'deleted', 'acme-eu-prod-2': 'deleted' });
+    // one entry per runtime: the runtime whose Secret is gone is reported deleted once, with why
+    const lost = (doc.runtimes as Array<{ runtime: string; outcome: string; reason?: string }>).filter((e) => e.runtime === 'acme-eu-prod-2');
+    expect(lost).toEqual([expect.objectContaining({ outcome: 'deleted', reason: 'NoCredentials' })]);
     expect([...(await registered()).keys()]).toEqual(['someone-elses']);
   });
 

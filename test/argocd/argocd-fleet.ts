@@ -131,3 +131,19 @@ export interface TickResult {
   operation?: unknown;
   operationState?: OperationState;
 }
+
+/** cluster-check: a destination resolved by argo-cd (util/db) and its REST config used against the cluster. */
+export interface ClusterCheck {
+  name: string;
+  resolved: boolean;
+  server?: string;
+  labels?: Record<string, string>;
+  authKind?: string;
+  reachable: boolean;
+  user?: string;
+  serverVersion?: string;
+  namespaces?: string[];
+  status?: number;
+  /** Why it is not resolved or not reachable (argo-cd's or the SKR's error). */
+  failure?: string;
+}

@@ -1,6 +1,7 @@
 // Delivery of one runtime's Argo CD Applications to a real SKR test cluster with gitops-engine's sync
-// (issue 25, scenarios b-e). A KCP test cluster holds Argo CD's CRDs, the rendered ApplicationSets
-// and the cluster Secret of the runtime; the real ApplicationSet controller (argo-cd v3.2.12) makes
+// (issue 25, scenarios b-f). A KCP test cluster holds Argo CD's CRDs, the rendered ApplicationSets,
+// KIM's kubeconfig Secret of the runtime and the cluster Secret the real `kyma-fleet register argocd`
+// wrote from it; the real ApplicationSet controller (argo-cd v3.2.12) makes
 // the Applications; each step of the application controller is argocd-fleet's `app-tick`, which
 // re-enacts appcontroller.go's operation/retry/auto-sync logic around gitops-engine's real sync
 // (see appcontroller.go's header for exactly what is re-enacted) on a virtual clock, so the rendered
@@ -15,7 +16,10 @@
 //   d: with preserveResourcesOnDeletion false the Applications carry the resources finalizer, so
 //      deleting them cascades (argo-cd's controller deletes every managed object);
 //   e: with Replace=true the module lifecycle-manager added is removed; with ClientSideApplyMigration
-//      on (Argo CD's default) a module a person added with client-side `kubectl apply` is removed.
+//      on (Argo CD's default) a module a person added with client-side `kubectl apply` is removed;
+//   f: KIM rotates the runtime's kubeconfig and the old credential is revoked: the cluster Secret
+//      written before the rotation is refused by the SKR (argo-cd's own resolution of the Secret and
+//      REST config, clustercheck.go) and a sync through it fails, until `register argocd` runs again.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -26,7 +30,8 @@ import { FleetFixture } from '../helpers/fleet-fixture';
 import type { ArgoContext, TickResult } from './argocd-fleet';
 import { describeWithArgoCD } from './describe-with-argocd';
 import {
-  ARGO_NS, Clock, FleetRepo, appSetRound, applicationNames, argoContext, bootstrapAppSets, getApplication, installArgoCd, registerRuntime, tick,
+  ARGO_NS, Clock, FleetRepo, appSetRound, applicationNames, argoContext, bootstrapAppSets, clusterCheck, clusterName, clusterSecrets, getApplication,
+  installArgoCd, issueSkrCredential, outcomesOf, putKimKubeconfig, registerArgoCd, revokeSkrCredential, tick, type SkrCredential,
 } from './landscape';
 
 const RUNTIME = 'acme-eu-prod-2';
@@ -35,13 +40,15 @@ const RCC_CRD = 'registrycacheconfigs.core.kyma-project.io';
 // each step runs Argo CD code against real API servers; on a loaded 2-core machine a scenario takes minutes
 vi.setConfig({ testTimeout: 600_000, hookTimeout: 600_000 });
 
-describeWithArgoCD('Argo CD delivers a runtime with gitops-engine sync (scenarios b-e)', () => {
+describeWithArgoCD('Argo CD delivers a runtime with gitops-engine sync (scenarios b-f)', () => {
   let kcp: TestCluster;
   let skr: TestCluster;
   let fixture: FleetFixture;
   let repo: FleetRepo;
   let ctx: ArgoContext;
   let rt: Record<string, string>;
+  /** The SKR credential KIM's kubeconfig Secret holds now. */
+  let kimCredential: SkrCredential;
   const clock = new Clock();
 
   beforeAll(async () => {
@@ -61,7 +68,11 @@ describeWithArgoCD('Argo CD delivers a runtime with gitops-engine sync (scenario
     ctx = argoContext(kcp, repo);
     rt = repo.runtimeFiles().find((r) => r.runtime === RUNTIME || r.name === RUNTIME)!;
     expect(rt).toBeTruthy();
-    await registerRuntime(kcp, skr, rt.runtimeID!);
+    // KIM's kubeconfig Secret for the runtime, then what a user runs: `kyma-fleet register argocd`
+    kimCredential = await issueSkrCredential(skr, 'kim-admin-1');
+    await putKimKubeconfig(kcp, rt.runtimeID!, kimCredential.kubeconfig);
+    const registered = await registerArgoCd(kcp, repo);
+    expect(outcomesOf(registered, rt.runtimeID!)).toEqual(['created']);
     await bootstrapAppSets(kcp, ctx, repo, clock);
     await appSetRound(ctx);
     expect(await applicationNames(kcp)).toEqual(expect.arrayContaining([rt.skrApp, rt.skrConfigApp]));
@@ -300,6 +311,62 @@ describeWithArgoCD('Argo CD delivers a runtime with gitops-engine sync (scenario
     expect((await getApplication(kcp, rt.skrApp!)).spec.syncPolicy.syncOptions).toEqual(options);
   });
 
+  // ---- f: KIM rotates the runtime's kubeconfig ----
+
+  it('f: KIM rotates the kubeconfig and revokes the old credential: the stale cluster Secret is refused, `register argocd` renews it, and argo-cd reaches the runtime and syncs with the new one', async () => {
+    const id = rt.runtimeID!.toLowerCase();
+    const name = clusterName(id);
+    const secretName = `kyma-fleet-cluster-${id}`;
+    // before: argo-cd resolves register's Secret and reaches the SKR with KIM's first credential
+    const before = await clusterCheck(ctx, name);
+    expect(before, before.failure).toMatchObject({ resolved: true, reachable: true, server: skr.server, authKind: 'bearerToken', user: kimCredential.user });
+    expect(before.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'kyma-fleet', 'kyma-fleet.dev/runtime-id': id });
+    expect(before.namespaces).toContain('kyma-system');
+    const written = (await clusterSecrets(kcp)).get(secretName);
+    expect(written).toBeTruthy();
+
+    // KIM: a new credential into the kubeconfig Secret, the old one revoked (the SKR answers 401 to it)
+    const next = await issueSkrCredential(skr, 'kim-admin-2');
+    await putKimKubeconfig(kcp, id, next.kubeconfig);
+    await revokeSkrCredential(skr, kimCredential);
+
+    // broken: the registration as it was before the rotation. argo-cd still resolves it, the SKR refuses it
+    const stale = await clusterCheck(ctx, name);
+    expect(stale).toMatchObject({ resolved: true, reachable: false, status: 401 });
+    expect(stale.failure).toMatch(/Unauthorized/);
+    // and a sync of the runtime's Application fails: the Kyma CR, deleted meanwhile, does not come back
+    const kymaUid = async () => (await skrObjects('kymas')).find((k) => k.metadata.name === 'default')?.metadata.uid as string | undefined;
+    const uidBefore = await kymaUid();
+    expect(uidBefore).toBeTruthy();
+    await skr.kubectl(['delete', 'kymas', '-n', 'kyma-system', 'default', '--wait=true']);
+    clock.advance(60);
+    const failed = await tick(ctx, rt.skrApp!, clock, { sync: true });
+    console.log(`[argocd f] sync through the stale cluster Secret: ${JSON.stringify(failed.operationState?.message)}; log ${JSON.stringify(failed.log)}`);
+    expect(failed.operationState).toMatchObject({ phase: 'Running', retryCount: 1 }); // failed attempt, retry scheduled (retry.limit -1)
+    expect(failed.operationState?.message).toMatch(/the server has asked for the client to provide credentials/) // client-go's text for 401;
+    expect(await kymaUid()).toBeUndefined();
+
+    // the scheduled run of `register argocd` renews the registration from KIM's new kubeconfig
+    const renewed = await registerArgoCd(kcp, repo);
+    expect(outcomesOf(renewed, id)).toEqual(['updated']);
+    const rewritten = (await clusterSecrets(kcp)).get(secretName);
+    expect(rewritten.metadata.resourceVersion).not.toBe(written.metadata.resourceVersion);
+    const after = await clusterCheck(ctx, name);
+    expect(after, after.failure).toMatchObject({ resolved: true, reachable: true, server: skr.server, authKind: 'bearerToken', user: next.user });
+    expect(after.namespaces).toContain('kyma-system');
+    kimCredential = next;
+
+    // the ApplicationSet controller keeps the runtime's Applications, and the operation's retry syncs
+    await appSetRound(ctx);
+    expect(await applicationNames(kcp)).toEqual(expect.arrayContaining([rt.skrApp, rt.skrConfigApp]));
+    const healed = await tickUntilDone(rt.skrApp!, 3, 65);
+    expect(healed.at(-1)!.operationState, JSON.stringify(healed.at(-1)!.log)).toMatchObject({ phase: 'Succeeded' });
+    const uidAfter = await kymaUid();
+    expect(uidAfter).toBeTruthy();
+    expect(uidAfter).not.toBe(uidBefore);
+    expect((await tick(ctx, rt.skrConfigApp!, clock)).sync.status).toBe('Synced');
+  });
+
   // ---- d: a runtime leaves the fleet ----
 
   it('d: a runtime removed from the fleet: its Applications go and nothing on its cluster is deleted', async () => {
@@ -318,6 +385,11 @@ describeWithArgoCD('Argo CD delivers a runtime with gitops-engine sync (scenario
     const left = await applicationNames(kcp);
     for (const a of apps) expect(left).not.toContain(a);
     expect(left.length).toBeGreaterThan(0); // the other runtimes' kcp Applications stay
+    expect(await uids()).toEqual(before);
+    // the next run of `register argocd` removes the registration of the runtime that left the fleet
+    const reg = await registerArgoCd(kcp, repo);
+    expect(outcomesOf(reg, rt.runtimeID!)).toEqual(['deleted']);
+    expect((await clusterSecrets(kcp)).has(`kyma-fleet-cluster-${rt.runtimeID!.toLowerCase()}`)).toBe(false);
     expect(await uids()).toEqual(before);
   });
 });

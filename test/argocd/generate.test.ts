@@ -4,9 +4,11 @@
 // judges every one of them and each source path must exist in the repository at its revision; the
 // real ApplicationSet controller (one round per step) creates and deletes them on the KCP test
 // cluster as runtimes' clusters are registered and unregistered (scenario a). The fleets are
-// rendered by the real CLI: the example fleet and a generated one of 120 runtimes. No SKR cluster
-// is needed here: generation only reads the cluster Secrets; the registered servers are
-// placeholders that nothing connects to.
+// rendered by the real CLI: the example fleet and a generated one of 120 runtimes. Runtimes are
+// registered as a user does it: KIM's kubeconfig-<runtimeID> Secret on the KCP, then the real
+// `kyma-fleet register argocd`, which writes the cluster Secrets the cluster generator selects (and
+// deletes them when the kubeconfig Secret is gone). No SKR cluster is needed here: generation only
+// reads the cluster Secrets; the kubeconfigs' servers are placeholders that nothing connects to.
 //
 // Seen failing with the property broken (each by a temporary edit of a copy of the render, kept as
 // cases below where the copy can be made by the test): the cluster generator removed from the
@@ -25,19 +27,13 @@ import { FleetFixture } from '../helpers/fleet-fixture';
 import { argo, type ArgoContext, type CheckResult, type GenerateResult } from './argocd-fleet';
 import { describeWithArgoCD } from './describe-with-argocd';
 import {
-  ARGO_NS, Clock, FleetRepo, REPO_URL, appSetRound, applicationNames, argoContext, bootstrapAppSets, clusterName, installArgoCd, unregisterRuntime,
+  Clock, FleetRepo, REPO_URL, appSetRound, applicationNames, argoContext, bootstrapAppSets, clusterSecrets, installArgoCd, kimKubeconfig, outcomesOf,
+  putKimKubeconfig, putKimKubeconfigs, registerArgoCd,
 } from './landscape';
 
-/** Registers a runtime with a placeholder server (generation never connects to it). */
-async function registerPlaceholder(kcp: TestCluster, runtimeID: string): Promise<void> {
-  await kcp.kubectl(['apply', '--server-side', '--field-manager=kyma-fleet-test-register', '-f', '-'], {
-    input: JSON.stringify({
-      apiVersion: 'v1', kind: 'Secret', type: 'Opaque',
-      metadata: { name: `cluster-${runtimeID}`, namespace: ARGO_NS, labels: { 'argocd.argoproj.io/secret-type': 'cluster', 'kyma-fleet.dev/runtime-id': runtimeID } },
-      stringData: { name: clusterName(runtimeID), server: `https://api.${runtimeID.slice(0, 8)}.kyma.example:443`, config: JSON.stringify({ bearerToken: 'unused' }) },
-    }),
-  });
-}
+/** KIM's kubeconfig for a runtime, with a placeholder server (generation never connects to it). */
+const placeholderKubeconfig = (runtimeID: string): string => kimKubeconfig(placeholderServer(runtimeID), undefined, { token: 'unused' });
+const placeholderServer = (runtimeID: string): string => `https://api.${runtimeID.slice(0, 8)}.kyma.example:443`;
 
 function writeGenerateResult(dir: string, r: GenerateResult): string {
   const file = path.join(dir, `generated-${Date.now()}-${Math.random().toString(16).slice(2)}.json`);
@@ -131,7 +127,11 @@ describeWithArgoCD('Argo CD ApplicationSet code on the rendered wiring', () => {
     const kcpApps = runtimes.filter((r) => r.kcpApp).map((r) => r.kcpApp!);
     expect(await applicationNames(kcp)).toEqual([...kcpApps].sort());
 
-    await registerPlaceholder(kcp, first!.runtimeID!);
+    await putKimKubeconfig(kcp, first!.runtimeID!, placeholderKubeconfig(first!.runtimeID!));
+    const reg = await registerArgoCd(kcp, repo);
+    expect(outcomesOf(reg, first!.runtimeID!)).toEqual(['created']);
+    expect(reg.counts.created).toBe(1);
+    expect([...(await clusterSecrets(kcp)).keys()]).toEqual([`kyma-fleet-cluster-${first!.runtimeID!.toLowerCase()}`]);
     round = await appSetRound(ctx);
     expect(await applicationNames(kcp)).toEqual([...kcpApps, first!.skrApp!, first!.skrConfigApp!].sort());
 
@@ -146,17 +146,20 @@ describeWithArgoCD('Argo CD ApplicationSet code on the rendered wiring', () => {
       expect(app.spec.syncPolicy?.retry, app.metadata.name).toMatchObject({ limit: -1, refresh: true });
       expect(app.spec.syncPolicy?.syncOptions).toContain('ServerSideApply=true');
       if (target === 'kcp') expect(app.spec.destination).toEqual({ name: 'in-cluster' });
-      else expect(app.spec.destination).toEqual({ server: `https://api.${first!.runtimeID!.slice(0, 8)}.kyma.example:443` });
+      else expect(app.spec.destination).toEqual({ server: placeholderServer(first!.runtimeID!) });
       expect(app.spec.source.repoURL).toBe(REPO_URL);
     }
     const checked = await argo<CheckResult>('check', ctx, ['--apps', writeGenerateResult(tmp, gen)]);
     expect(checked.verdicts.filter((v) => !v.accepted || v.dropped || !v.pathExists)).toEqual([]);
 
-    // registering a second runtime makes its Applications appear; unregistering the first removes its own
-    await registerPlaceholder(kcp, second!.runtimeID!);
+    // registering a second runtime makes its Applications appear; when the first one's kubeconfig
+    // Secret is gone (deprovisioned), register removes its registration and its Applications go
+    await putKimKubeconfig(kcp, second!.runtimeID!, placeholderKubeconfig(second!.runtimeID!));
+    expect(outcomesOf(await registerArgoCd(kcp, repo), second!.runtimeID!)).toEqual(['created']);
     await appSetRound(ctx);
     expect(await applicationNames(kcp)).toEqual([...kcpApps, first!.skrApp!, first!.skrConfigApp!, second!.skrApp!, second!.skrConfigApp!].sort());
-    await unregisterRuntime(kcp, first!.runtimeID!);
+    await putKimKubeconfig(kcp, first!.runtimeID!, undefined);
+    expect(outcomesOf(await registerArgoCd(kcp, repo), first!.runtimeID!)).toEqual(['deleted']); // one entry, with the reason it was deleted
     await appSetRound(ctx);
     expect(await applicationNames(kcp)).toEqual([...kcpApps, second!.skrApp!, second!.skrConfigApp!].sort());
   });
@@ -220,7 +223,9 @@ describeWithArgoCD('Argo CD ApplicationSet code on the rendered wiring', () => {
       const all = big.runtimeFiles();
       expect(all.length).toBe(120);
       const registered = all.filter((_, i) => i % 3 === 0);
-      for (const r of registered) await registerPlaceholder(kcp, r.runtimeID!);
+      await putKimKubeconfigs(kcp, Object.fromEntries(registered.map((r) => [r.runtimeID!, placeholderKubeconfig(r.runtimeID!)])));
+      const reg = await registerArgoCd(kcp, big);
+      expect(reg.counts).toMatchObject({ created: registered.length, 'not-registered': all.length - registered.length });
       const gen = await argo<GenerateResult>('generate', bigCtx, ['--appsets', path.join(big.distDir, 'gitops', 'argocd')]);
       expect(gen.applicationSets.filter((a) => a.error)).toEqual([]);
       const names = gen.applicationSets.flatMap((a) => a.applications).map((a) => a.metadata.name).sort();

@@ -3,24 +3,37 @@
 //     AppProject CRDs (from the argo-cd module download), the argocd namespace with what an Argo CD
 //     install puts there and the generators and controllers read (argocd-cm, argocd-secret, the
 //     `default` AppProject);
-//   - an SKR test cluster per runtime being delivered to (the Kyma CRD, kyma-system), registered
-//     with an Argo CD cluster Secret as declarative-setup.md documents it (bearer token and CA of
-//     the cluster; labels argocd.argoproj.io/secret-type: cluster and kyma-fleet.dev/runtime-id);
+//   - an SKR test cluster per runtime being delivered to (the Kyma CRD, kyma-system);
+//   - the runtimes registered with Argo CD the way a user does it (docs/applying.md, "Registering the
+//     runtimes"): KIM's `kubeconfig-<runtimeID>` Secret in kcp-system (key `config`, KIM's labels)
+//     holds a kubeconfig of the runtime's cluster, and the real built CLI `kyma-fleet register argocd`
+//     writes the Argo CD cluster Secrets from it. No cluster Secret is written by hand. KIM itself
+//     is played here (it cannot run without Gardener): its kubeconfigs carry a ServiceAccount token
+//     of the SKR test cluster (bound to cluster-admin) that this file issues and revokes, where KIM
+//     puts a Gardener admin kubeconfig it renews daily; placeholder servers (generate.test.ts, never
+//     contacted) get a kubeconfig with a dummy token;
 //   - a git repository holding the fleet and its render (`kyma-fleet synth` by the real CLI), served
 //     to argocd-fleet's repo-server stand-in under the repoURL of fleet.yaml.
 // The ApplicationSets go onto the KCP the documented way (`kubectl apply --server-side -k
 // dist/gitops/argocd`).
 
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
 import type { TestCluster } from '../cluster/harness';
 import { BIN, testProcessEnv } from '../helpers/fleet-fixture';
-import { argo, argoCrdFile, type AppSetRound, type ArgoContext, type TickResult } from './argocd-fleet';
+import { argo, argoCrdFile, type AppSetRound, type ArgoContext, type ClusterCheck, type TickResult } from './argocd-fleet';
 
 export const ARGO_NS = 'argocd';
 export const REPO_URL = 'https://github.com/acme/kyma-fleet.git';
+/** Where KIM keeps the kubeconfig-<runtimeID> Secrets (the fleet's kcpNamespace, default kcp-system). */
+export const KCP_NS = 'kcp-system';
+/**
+ * fleet.yaml skrApiServers of the test fleets: the SKR test clusters (https://127.0.0.1:<port>) and
+ * the placeholder servers generate.test.ts registers (https://api.<id>.kyma.example:443).
+ */
+export const SKR_API_SERVERS = ['127.0.0.1:*', '*.kyma.example'];
 
 export function git(repo: string, args: string[]): string {
   return execFileSync('git', args, {
@@ -41,10 +54,15 @@ export class FleetRepo {
     return path.join(this.dir, 'dist');
   }
 
-  /** Turns Argo CD wiring on with REPO_URL (and the given extra argocd options) in fleet.yaml. */
+  /**
+   * Turns Argo CD wiring on with REPO_URL (and the given extra argocd options) in fleet.yaml, and
+   * allows the landscape's SKR servers (SKR_API_SERVERS) so that `register argocd` accepts KIM's
+   * kubeconfigs for them.
+   */
   enableArgoCd(extra: Record<string, unknown> = {}, gitops: Record<string, unknown> = {}): void {
     const file = path.join(this.fleetDir, 'fleet.yaml');
     const doc = parse(fs.readFileSync(file, 'utf8'));
+    doc.spec.skrApiServers = SKR_API_SERVERS;
     doc.spec.gitops = { ...(doc.spec.gitops ?? {}), ...gitops };
     doc.spec.gitops.argocd = { ...(doc.spec.gitops.argocd ?? {}), enabled: true, repoURL: REPO_URL, targetRevision: 'main', ...extra };
     fs.writeFileSync(file, stringify(doc));
@@ -110,32 +128,137 @@ async function waitListable(cluster: TestCluster, apiPath: string): Promise<void
   throw new Error(`${apiPath} never listed`);
 }
 
-/** The name Argo CD knows the runtime's cluster by in these tests. */
+/** The name Argo CD knows the runtime's cluster by (gitops.argocd.skrClusterName's default, kyma-{{runtimeID}}). */
 export const clusterName = (runtimeID: string): string => `kyma-${runtimeID}`;
 
-/**
- * Registers a runtime's cluster with Argo CD: a cluster Secret as declarative-setup.md ("Clusters")
- * documents it, bearer token and CA data of the SKR test cluster, labelled with the runtime ID.
- */
-export async function registerRuntime(kcp: TestCluster, skr: TestCluster, runtimeID: string, server = skr.server): Promise<void> {
-  const secret = {
-    apiVersion: 'v1', kind: 'Secret',
-    metadata: {
-      name: `cluster-${runtimeID}`, namespace: ARGO_NS,
-      labels: { 'argocd.argoproj.io/secret-type': 'cluster', 'kyma-fleet.dev/runtime-id': runtimeID },
-    },
-    type: 'Opaque',
-    stringData: {
-      name: clusterName(runtimeID),
-      server,
-      config: JSON.stringify({ bearerToken: skr.adminToken, tlsClientConfig: { insecure: false, caData: Buffer.from(skr.caPem).toString('base64') } }),
-    },
-  };
-  await applyText(kcp, JSON.stringify(secret), 'kyma-fleet-test-register');
+/** A kubeconfig as KIM hands it out: one cluster (server and CA), one user, one context. */
+export function kimKubeconfig(server: string, caPem: string | undefined, user: Record<string, string>): string {
+  return stringify({
+    apiVersion: 'v1', kind: 'Config',
+    clusters: [{ name: 'shoot', cluster: { server, ...(caPem ? { 'certificate-authority-data': Buffer.from(caPem).toString('base64') } : {}) } }],
+    users: [{ name: 'admin', user }],
+    contexts: [{ name: 'shoot', context: { cluster: 'shoot', user: 'admin' } }],
+    'current-context': 'shoot',
+  });
 }
 
-export async function unregisterRuntime(kcp: TestCluster, runtimeID: string): Promise<void> {
-  await kcp.kubectl(['delete', 'secret', '-n', ARGO_NS, `cluster-${runtimeID}`, '--ignore-not-found']);
+/**
+ * KIM's part: the runtimes' `kubeconfig-<runtimeID>` Secrets on the KCP (kcp-system, key `config`,
+ * the labels KIM sets, kyma-gardener-apis.md section 9), created or replaced, by runtime ID.
+ */
+export async function putKimKubeconfigs(kcp: TestCluster, kubeconfigs: Record<string, string>): Promise<void> {
+  const items: unknown[] = [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: KCP_NS } }];
+  for (const [runtimeID, kubeconfig] of Object.entries(kubeconfigs)) {
+    const id = runtimeID.toLowerCase();
+    items.push({
+      apiVersion: 'v1', kind: 'Secret', type: 'Opaque',
+      metadata: { name: `kubeconfig-${id}`, namespace: KCP_NS, labels: { 'kyma-project.io/runtime-id': id, 'operator.kyma-project.io/kyma-name': id } },
+      data: { config: Buffer.from(kubeconfig).toString('base64') },
+    });
+  }
+  await applyText(kcp, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }), 'infrastructure-manager');
+}
+
+/** One runtime's KIM Secret (putKimKubeconfigs); undefined deletes it, as when the runtime is deprovisioned. */
+export async function putKimKubeconfig(kcp: TestCluster, runtimeID: string, kubeconfig: string | undefined): Promise<void> {
+  if (kubeconfig !== undefined) return putKimKubeconfigs(kcp, { [runtimeID]: kubeconfig });
+  await kcp.kubectl(['delete', 'secret', '-n', KCP_NS, `kubeconfig-${runtimeID.toLowerCase()}`, '--ignore-not-found']);
+}
+
+/** An admin credential of an SKR test cluster, as a KIM kubeconfig carries one. */
+export interface SkrCredential {
+  /** The ServiceAccount (kube-system) the token belongs to. */
+  readonly serviceAccount: string;
+  /** The user the SKR authenticates the token as. */
+  readonly user: string;
+  readonly token: string;
+  /** A kubeconfig of the SKR with this credential. */
+  readonly kubeconfig: string;
+}
+
+/**
+ * Issues a fresh admin credential on the SKR: a ServiceAccount `name` in kube-system bound to
+ * cluster-admin and a token for it from the TokenRequest API (`kubectl create token`, 24 h like
+ * Gardener's admin kubeconfigs). The test cluster signs ServiceAccount tokens with its own key.
+ */
+export async function issueSkrCredential(skr: TestCluster, name: string): Promise<SkrCredential> {
+  await applyText(skr, JSON.stringify({
+    apiVersion: 'v1', kind: 'List', items: [
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'kube-system' } },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'ServiceAccount', name, namespace: 'kube-system' }],
+      },
+    ],
+  }), 'infrastructure-manager');
+  const token = (await skr.kubectl(['create', 'token', name, '-n', 'kube-system', '--duration=24h'])).stdout.trim();
+  if (!token) throw new Error(`kubectl create token ${name} gave no token`);
+  return { serviceAccount: name, user: `system:serviceaccount:kube-system:${name}`, token, kubeconfig: kimKubeconfig(skr.server, skr.caPem, { token }) };
+}
+
+/**
+ * Revokes a credential issueSkrCredential made: its ServiceAccount and binding are deleted, which
+ * invalidates every token of it (the API server looks the ServiceAccount up for each token, and a
+ * new one of the same name has another UID). Waits until the SKR refuses the token (401); the API
+ * server caches a successful token authentication for up to 10 s.
+ */
+export async function revokeSkrCredential(skr: TestCluster, cred: SkrCredential): Promise<void> {
+  await skr.kubectl(['delete', 'clusterrolebinding', cred.serviceAccount, '--ignore-not-found']);
+  await skr.kubectl(['delete', 'serviceaccount', '-n', 'kube-system', cred.serviceAccount, '--ignore-not-found']);
+  let status = 0;
+  for (let i = 0; i < 120; i++) {
+    status = (await skr.request('GET', '/api/v1/namespaces', { token: cred.token })).status;
+    if (status === 401) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`the SKR still answers ${status} to the revoked token of ${cred.user}`);
+}
+
+/** One runtime's line of `register argocd -o json` (schemas/output/register-argocd.schema.json). */
+export interface RegisterEntry {
+  runtime: string;
+  runtimeID: string;
+  outcome: 'created' | 'updated' | 'unchanged' | 'deleted' | 'not-registered';
+  reason?: string;
+  message?: string;
+}
+
+export interface RegisterResult {
+  ok: boolean;
+  runtimes: RegisterEntry[];
+  counts: Record<RegisterEntry['outcome'], number>;
+}
+
+/**
+ * `kyma-fleet register argocd` as a user runs it on a schedule: the real built CLI (lib/ must be
+ * built) on the repository's fleet, with an operator kubeconfig whose context reaches the KCP, where
+ * Argo CD runs too (--argocd-context defaults to the KCP context). Rejects unless it exits 0.
+ */
+export function registerArgoCd(kcp: TestCluster, repo: FleetRepo, args: string[] = []): Promise<RegisterResult> {
+  const full = [BIN, 'register', 'argocd', '--fleet', repo.fleetDir, '--kubeconfig', kcp.adminKubeconfig, '--kcp-context', 'test-cluster', '-o', 'json', ...args];
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, full, { cwd: repo.dir, env: testProcessEnv(), encoding: 'utf8', timeout: 120_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`kyma-fleet register argocd failed (${err.message}):\n${stdout}\n${stderr}`));
+      const doc = JSON.parse(stdout) as RegisterResult;
+      if (!doc.ok || stderr.trim() !== '') return reject(new Error(`kyma-fleet register argocd: ${stdout}\n${stderr}`));
+      resolve(doc);
+    });
+  });
+}
+
+/**
+ * The outcomes `register argocd` reported for a runtime ID, in its order. A runtime whose kubeconfig
+ * Secret is gone is listed twice: `not-registered` (NoCredentials), then `deleted` for its Secret.
+ */
+export function outcomesOf(result: RegisterResult, runtimeID: string): Array<RegisterEntry['outcome']> {
+  return result.runtimes.filter((e) => e.runtimeID === runtimeID.toLowerCase()).map((e) => e.outcome);
+}
+
+/** The cluster Secrets in Argo CD's namespace (label argocd.argoproj.io/secret-type=cluster), by name. */
+export async function clusterSecrets(kcp: TestCluster): Promise<Map<string, any>> {
+  const r = await kcp.kubectl(['get', 'secrets', '-n', ARGO_NS, '-l', 'argocd.argoproj.io/secret-type=cluster', '-o', 'json']);
+  return new Map((JSON.parse(r.stdout).items as any[]).map((s) => [s.metadata.name as string, s]));
 }
 
 export function argoContext(kcp: TestCluster, repo: FleetRepo): ArgoContext {
@@ -197,4 +320,9 @@ export class Clock {
 /** One pass of the application controller over one Application at the clock's time. */
 export function tick(ctx: ArgoContext, app: string, clock: Clock, opts: { sync?: boolean } = {}): Promise<TickResult> {
   return argo<TickResult>('app-tick', ctx, ['--app', app, '--now', clock.now(), ...(opts.sync ? ['--sync'] : [])]);
+}
+
+/** argo-cd's own view of a registered cluster: its Secret resolved and its REST config used (clustercheck.go). */
+export function clusterCheck(ctx: ArgoContext, name: string): Promise<ClusterCheck> {
+  return argo<ClusterCheck>('cluster-check', ctx, ['--cluster', name]);
 }

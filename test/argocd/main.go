@@ -13,6 +13,9 @@
 //	app-tick          --kubeconfig K --namespace argocd --repo URL=DIR --app NAME --now RFC3339 [--sync]
 //	                  one pass of the (re-enacted) application controller over one Application:
 //	                  operation/retry, refresh, auto-sync, gitops-engine sync (appcontroller.go)
+//	cluster-check     --kubeconfig K --namespace argocd --cluster NAME
+//	                  the cluster Secret of destination NAME resolved as argo-cd does (util/db), its REST
+//	                  config (Cluster.RESTConfig) used against that cluster (clustercheck.go)
 //	versions          the argo-cd and gitops-engine versions compiled in
 //
 // The repo-server is a stand-in over local git repositories (repos.go). Exit codes: 0 the command
@@ -57,7 +60,7 @@ func fail(err error) {
 
 func main() {
 	if len(os.Args) < 2 {
-		fail(fmt.Errorf("usage: argocd-fleet generate|appset-controller|check|app-tick|versions [flags]"))
+		fail(fmt.Errorf("usage: argocd-fleet generate|appset-controller|check|app-tick|cluster-check|versions [flags]"))
 	}
 	cmd := os.Args[1]
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
@@ -68,6 +71,7 @@ func main() {
 	appsets := fs.String("appsets", "", "folder with kustomization.yaml listing ApplicationSet files (generate)")
 	appsFile := fs.String("apps", "", "a generate result (check)")
 	appName := fs.String("app", "", "Application name (app-tick)")
+	clusterName := fs.String("cluster", "", "destination cluster name (cluster-check)")
 	now := fs.String("now", "", "the controller's clock, RFC3339 (app-tick; default: the real time)")
 	manualSync := fs.Bool("sync", false, "request a sync operation first, as `argocd app sync` does (app-tick)")
 	timeout := fs.Duration("timeout", 60*time.Second, "how long the ApplicationSet controller round may take")
@@ -139,6 +143,15 @@ func main() {
 			fail(err)
 		}
 		res, err := c.tick(*appName, *manualSync)
+		if err != nil {
+			fail(err)
+		}
+		printJSON(res)
+	case "cluster-check":
+		if *clusterName == "" {
+			fail(fmt.Errorf("--cluster is required"))
+		}
+		res, err := runClusterCheck(ctx, cfg, *namespace, *clusterName)
 		if err != nil {
 			fail(err)
 		}

@@ -71,7 +71,7 @@ function goVersion(go: string): string {
  * (Go would otherwise follow XDG_CACHE_HOME into the test run's temporary cache home and lose it) and
  * no toolchain switching.
  */
-function goEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function goEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     ...process.env,
     GOCACHE: process.env.GOCACHE || path.join(os.homedir(), '.cache', 'go-build'),

@@ -166,8 +166,20 @@ export class ArtifactServer {
     }
     this.downloads++;
     this.bytesServed += data.length;
+    const count = this.byName.get(name) ?? { downloads: 0, bytes: 0 };
+    count.downloads++;
+    count.bytes += data.length;
+    this.byName.set(name, count);
     res.end(data);
   }
+
+  /** Serves `data` at `<url>/<name>` (the source-watcher stand-in's ExternalArtifacts). */
+  serve(name: string, data: Buffer): void {
+    this.artifacts.set(name, data);
+  }
+
+  /** Downloads and bytes per served name (e.g. `gitrepository/<digest>.tar.gz`, `externalartifact/<ns>/<name>/<digest>.tar.gz`). */
+  readonly byName = new Map<string, { downloads: number; bytes: number }>();
 
   /**
    * Packs `root` as a new commit on `branch` and serves it. The revision changes with every call

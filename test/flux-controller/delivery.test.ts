@@ -33,6 +33,12 @@
 //    edit, patch), is removed at the next reconcile of <rt>-skr: kustomize-controller takes over every
 //    field manager whose name starts with `kubectl`. Broken by hand once: the same additions made
 //    under a field manager not starting with kubectl stay, and the case fails.
+// f. a commit that changes one runtime costs that runtime's Kustomizations and no others: with
+//    `flux.artifacts: per-runtime` (the default) the changed runtime's ExternalArtifact is the only one
+//    the generators revise, and kustomize-controller downloads only it (three times: kcp, skr,
+//    skr-config) and the root's source; no other runtime's or shard's Kustomization fetches anything.
+//    Broken (a permanent case below): the same fleet with `whole-source`: every Kustomization of the
+//    fleet fetches the whole source again, which the same count reports.
 //
 // Controller flags: --requeue-dependency=5s (default 30s) so a Kustomization waiting for its dependsOn
 // is looked at again sooner; KYMA_FLEET_FLUX_CONTROLLER_ARGS adds flags (space separated).
@@ -214,14 +220,16 @@ describeWithFluxController('Flux delivery by the real kustomize-controller', () 
       const [runtime] = runtimesWithCaches(delivery);
       const skr = skrs.get(runtime!)!;
       await skr.installCrds([CRDS.registryCacheConfig]);
-      const rev1 = await delivery.publish();
+      await delivery.publish();
       await delivery.bootstrap();
       await landscape.waitFor('revision 1 Ready', () => delivery.allReady(), 180_000);
 
       // revision 2: one more cache whose object the server refuses (volume.size is not a quantity);
       // kyma-fleet would refuse the fleet, so the commit edits the rendered file, as a bad merge could
       const configLeaf = leaf(delivery, runtime!, 'skr-config');
-      const configDir = path.join(ws.repoDir, configLeaf.specPath);
+      // what skr-config reads at each revision (the commit's, or its ExternalArtifact's)
+      const rev1 = (await delivery.revisionOf(configLeaf))!;
+      const configDir = configLeaf.dir;
       const addCache = (size: string) => {
         const obj = { apiVersion: 'core.kyma-project.io/v1beta1', kind: 'RegistryCacheConfig', metadata: { name: 'quay.io', namespace: 'kyma-system', labels: { 'app.kubernetes.io/managed-by': 'kyma-fleet' } }, spec: { upstream: 'quay.io', volume: { size } } };
         fs.writeFileSync(path.join(configDir, 'registrycacheconfig-quay.io.yaml'), JSON.stringify(obj));
@@ -230,31 +238,107 @@ describeWithFluxController('Flux delivery by the real kustomize-controller', () 
         });
       };
       addCache('fifty');
-      const rev2 = await delivery.publish();
-      expect(rev2.revision).not.toBe(rev1.revision);
+      await delivery.publish();
+      const rev2 = await landscape.waitFor('the source of skr-config at revision 2', () => delivery.revisionOf(configLeaf));
+      expect(rev2).not.toBe(rev1);
       const failed = await landscape.waitFor('skr-config fails revision 2', async () => {
         const s = await landscape.kustomization(configLeaf.namespace, configLeaf.name);
-        return s && s.ready === 'False' && s.lastAttemptedRevision === rev2.revision && FAILED.has(s.reason ?? '') ? s : undefined;
+        return s && s.ready === 'False' && s.lastAttemptedRevision === rev2 && FAILED.has(s.reason ?? '') ? s : undefined;
       });
-      expect(failed.lastAppliedRevision).toBe(rev1.revision);
+      expect(failed.lastAppliedRevision).toBe(rev1);
       expect(failed.message).toMatch(/quay\.io/);
       await sleep(8_000); // it stays failed: nothing retries it into success
       const still = await landscape.kustomization(configLeaf.namespace, configLeaf.name);
       expect(still?.ready).toBe('False');
-      expect(still?.lastAppliedRevision).toBe(rev1.revision);
+      expect(still?.lastAppliedRevision).toBe(rev1);
       expect(await getObject(skr, RCC, 'kyma-system', 'quay.io')).toBeUndefined();
 
       // revision 3 fixes it: applied by the controller alone
       addCache('15Gi');
-      const rev3 = await delivery.publish();
+      await delivery.publish();
       await landscape.waitFor('revision 3 Ready everywhere', () => delivery.allReady(), 180_000);
+      const rev3 = await delivery.revisionOf(configLeaf);
       const quay = await getObject(skr, RCC, 'kyma-system', 'quay.io');
       expect(quay?.spec.volume.size).toBe('15Gi');
-      expect((await landscape.kustomization(configLeaf.namespace, configLeaf.name))?.lastAppliedRevision).toBe(rev3.revision);
+      expect((await landscape.kustomization(configLeaf.namespace, configLeaf.name))?.lastAppliedRevision).toBe(rev3);
     } finally {
       await endCase(c);
     }
   }, 15 * 60_000);
+
+  /**
+   * Scenario f: publishes a commit that drops one module of one runtime and returns, per Kustomization of
+   * the render, how many artifact downloads the controller made until everything was Ready again and
+   * for `settleMs` after.
+   */
+  async function oneRuntimeCommit(c: Case, settleMs: number): Promise<{ changed: string; downloads: Map<string, number>; root: number; generatorRounds: number }> {
+    const { ws, delivery, skrs } = c;
+    for (const skr of skrs.values()) await skr.installCrds([CRDS.registryCacheConfig]);
+    await delivery.publish();
+    await delivery.bootstrap();
+    await landscape.waitFor('every runtime Ready', () => delivery.allReady(), 300_000);
+    await sleep(settleMs); // the first reconciles (and requeues) are over
+    const changed = delivery.tree.leaves.map((n) => n.runtime).find((r) => fs.readFileSync(path.join(ws.fleetDir, 'runtimes', `${r}.yaml`), 'utf8').includes('    - name: nats\n'));
+    expect(changed, 'a runtime with its own module nats').toBeDefined();
+    // what each Kustomization downloads: the artifact its source publishes (by URL path)
+    const urlOf = async (n: FluxNode): Promise<string> => {
+      const resource = n.artifact ? 'externalartifacts.source.toolkit.fluxcd.io' : 'gitrepositories.source.toolkit.fluxcd.io';
+      const o = await getObject(landscape.kcp, resource, n.sourceRef.namespace, n.sourceRef.name);
+      return new URL(o!.status.artifact.url).pathname.slice(1);
+    };
+    const before = new Map([...landscape.artifacts.byName].map(([k, v]) => [k, v.downloads]));
+    const rounds = landscape.sourceWatcher.rounds.length;
+    ws.replace(`runtimes/${changed}.yaml`, '    - name: nats\n', '');
+    ws.synth();
+    await delivery.publish();
+    await landscape.waitFor('the commit Ready', () => delivery.allReady(), 300_000);
+    await sleep(settleMs);
+    const fetched = (name: string): number => (landscape.artifacts.byName.get(name)?.downloads ?? 0) - (before.get(name) ?? 0);
+    const downloads = new Map<string, number>();
+    for (const n of delivery.tree.all) downloads.set(`${n.name}`, fetched(await urlOf(n)));
+    return { changed: changed!, downloads, root: fetched(await urlOf({ ...delivery.tree.top[0]!, artifact: undefined, sourceRef: delivery.sourceRef })), generatorRounds: landscape.sourceWatcher.rounds.length - rounds };
+  }
+
+  it('f. per-runtime artifacts: a commit that changes one runtime makes only that runtime\'s Kustomizations fetch anything', async () => {
+    let c: Case | undefined;
+    try {
+      c = await newCase('cost', { runtimes: 4, seed: 29 });
+      expect(c.delivery.tree.generators.length, 'the render cuts per-runtime artifacts').toBeGreaterThan(0);
+      const { changed, downloads, root } = await oneRuntimeCommit(c, 10_000);
+      const mine = c.delivery.tree.leaves.filter((n) => n.runtime === changed).map((n) => n.name);
+      const others = [...downloads].filter(([name]) => !mine.includes(name));
+      console.log(`[flux-controller] f (per-runtime): downloads after a one-runtime commit: ${[...downloads].map(([k, v]) => `${k}=${v}`).join(' ')}; the root's source ${root}`);
+      for (const name of mine) expect(downloads.get(name), name).toBeGreaterThan(0);
+      // each of the changed runtime's three Kustomizations fetched the one artifact they share once
+      expect(mine.reduce((sum, name) => sum + Math.min(1, downloads.get(name)!), 0)).toBe(mine.length);
+      expect(others.filter(([, n]) => n > 0)).toEqual([]);
+      expect(root).toBeGreaterThan(0); // the root reads the commit itself
+    } finally {
+      await endCase(c);
+    }
+  }, 20 * 60_000);
+
+  it('f, broken: with whole-source artifacts the same commit makes every Kustomization fetch the whole source', async () => {
+    let c: Case | undefined;
+    try {
+      c = await newCase('costws', {
+        runtimes: 4,
+        seed: 29,
+        edit: (ws) => {
+          ws.replace('fleet.yaml', '\nspec:\n', '\nspec:\n  gitops:\n    flux:\n      artifacts: whole-source\n');
+          ws.synth();
+        },
+      });
+      expect(c.delivery.tree.generators).toEqual([]);
+      const { downloads } = await oneRuntimeCommit(c, 10_000);
+      console.log(`[flux-controller] f (whole-source): downloads after a one-runtime commit: ${[...downloads].map(([k, v]) => `${k}=${v}`).join(' ')}`);
+      // one artifact for all: every Kustomization fetched it after the commit
+      expect(c.delivery.tree.all.length).toBeGreaterThan(3);
+      expect(downloads.get(c.delivery.tree.all[0]!.name)).toBeGreaterThanOrEqual(c.delivery.tree.all.length);
+    } finally {
+      await endCase(c);
+    }
+  }, 20 * 60_000);
 
   /** Scenario c up to the removal; returns what was on the removed runtime's clusters before and after. */
   async function removeRuntime(c: Case) {

@@ -3,7 +3,9 @@
 // for each, the Kustomizations its own spec.path lists in turn (a shard level, when the render has
 // one), down to the runtime Kustomizations, whose folders hold the objects. It follows the lists and
 // paths, never file or object names, so the tests run unchanged on the flat layout (root -> runtime
-// Kustomizations) and on the sharded one (root -> shard -> runtime).
+// Kustomizations) and on the sharded one (root -> shard -> runtime). A Kustomization that reads an
+// ExternalArtifact is followed into the folder the root's ArtifactGenerators copy into that artifact
+// (`cp -r <folder> @artifact/`: the artifact holds the folder under its own name).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -16,8 +18,10 @@ export interface FluxNode {
   namespace: string;
   /** The file it comes from (absolute). */
   file: string;
-  /** spec.path as written (relative to the source root). */
+  /** spec.path as written (relative to the root of the source it reads). */
   specPath: string;
+  /** The folder it applies, in the repository (absolute). */
+  dir: string;
   labels: Record<string, string>;
   /** kyma-fleet.dev/runtime and kyma-fleet.dev/target, '' on a level above the runtimes. */
   runtime: string;
@@ -25,6 +29,8 @@ export interface FluxNode {
   /** spec.kubeConfig.secretRef.name, when it targets another cluster. */
   kubeConfigSecret?: string;
   sourceRef: { kind: string; name: string; namespace: string };
+  /** The ExternalArtifact it reads, when it reads one (sourceRef.name). */
+  artifact?: string;
   doc: Obj;
   /** Kustomizations its folder lists (empty for a runtime Kustomization). */
   children: FluxNode[];
@@ -52,28 +58,39 @@ export function folderDocuments(dir: string): Array<{ file: string; doc: Obj }> 
   return out;
 }
 
-function node(sourceRoot: string, file: string, doc: Obj, seen: Set<string>): FluxNode {
+/** ExternalArtifact name -> the folder (relative to the source root) its artifact root stands for. */
+type ArtifactRoots = Map<string, string>;
+
+function node(sourceRoot: string, file: string, doc: Obj, seen: Set<string>, roots: ArtifactRoots): FluxNode {
   const labels = (doc.metadata?.labels ?? {}) as Record<string, string>;
   const namespace = doc.metadata.namespace as string;
   const specPath = doc.spec.path as string;
-  const dir = path.join(sourceRoot, specPath);
+  const ref = doc.spec.sourceRef as { kind: string; name: string; namespace?: string };
+  let base = '';
+  if (ref.kind === 'ExternalArtifact') {
+    const root = roots.get(`${ref.namespace ?? namespace}/${ref.name}`);
+    if (root === undefined) throw new Error(`${file}: reads ExternalArtifact ${ref.name}, which no ArtifactGenerator of the root cuts`);
+    base = root;
+  }
+  const dir = path.join(sourceRoot, base, specPath);
   const key = path.resolve(dir);
   if (seen.has(key)) throw new Error(`${file}: ${specPath} is reached twice in the Flux tree`);
   seen.add(key);
   const docs = fs.existsSync(path.join(dir, 'kustomization.yaml')) ? folderDocuments(dir) : [];
-  const ref = doc.spec.sourceRef as { kind: string; name: string; namespace?: string };
   return {
     name: doc.metadata.name,
     namespace,
     file,
     specPath,
+    dir,
     labels,
     runtime: labels['kyma-fleet.dev/runtime'] ?? '',
     target: labels['kyma-fleet.dev/target'] ?? '',
     kubeConfigSecret: doc.spec.kubeConfig?.secretRef?.name,
     sourceRef: { kind: ref.kind, name: ref.name, namespace: ref.namespace ?? namespace },
+    ...(ref.kind === 'ExternalArtifact' && { artifact: ref.name }),
     doc,
-    children: docs.filter((d) => isFluxKustomization(d.doc)).map((d) => node(sourceRoot, d.file, d.doc, seen)),
+    children: docs.filter((d) => isFluxKustomization(d.doc)).map((d) => node(sourceRoot, d.file, d.doc, seen, roots)),
     objects: docs.filter((d) => !isFluxKustomization(d.doc)).map((d) => d.doc),
   };
 }
@@ -87,8 +104,10 @@ export interface FluxTree {
   all: FluxNode[];
   /** Those without child Kustomizations: the runtime Kustomizations (…-kcp, -skr, -skr-config). */
   leaves: FluxNode[];
-  /** The one source every Kustomization references. */
+  /** The one source every Kustomization reads, itself or through the ArtifactGenerators. */
   sourceRef: { kind: string; name: string; namespace: string };
+  /** The ArtifactGenerators the root's folder lists. */
+  generators: Obj[];
 }
 
 /** The tree below `<distDir>/gitops/flux`, with paths relative to `sourceRoot` (the artifact's root). */
@@ -96,7 +115,18 @@ export function readFluxTree(sourceRoot: string, distDir: string): FluxTree {
   const fluxDir = path.join(distDir, 'gitops', 'flux');
   const rootPath = `./${path.relative(sourceRoot, fluxDir).split(path.sep).join('/')}`;
   const seen = new Set<string>([path.resolve(fluxDir)]);
-  const top = folderDocuments(fluxDir).filter((d) => isFluxKustomization(d.doc)).map((d) => node(sourceRoot, d.file, d.doc, seen));
+  const listed = folderDocuments(fluxDir);
+  const generators = listed.filter((d) => d.doc.kind === 'ArtifactGenerator').map((d) => d.doc);
+  const roots: ArtifactRoots = new Map();
+  const sources = new Set<string>();
+  for (const g of generators) {
+    for (const s of g.spec.sources as Obj[]) sources.add(JSON.stringify({ kind: s.kind, name: s.name, namespace: s.namespace ?? g.metadata.namespace }));
+    for (const a of g.spec.artifacts as Obj[]) {
+      const from = String(a.copy[0].from);
+      roots.set(`${g.metadata.namespace}/${a.name}`, path.posix.dirname(from.slice(from.indexOf('/') + 1)));
+    }
+  }
+  const top = listed.filter((d) => isFluxKustomization(d.doc)).map((d) => node(sourceRoot, d.file, d.doc, seen, roots));
   const all: FluxNode[] = [];
   const visit = (n: FluxNode): void => {
     all.push(n);
@@ -104,9 +134,9 @@ export function readFluxTree(sourceRoot: string, distDir: string): FluxTree {
   };
   top.forEach(visit);
   if (all.length === 0) throw new Error(`${fluxDir} lists no Flux Kustomization`);
-  const refs = new Set(all.map((n) => JSON.stringify(n.sourceRef)));
-  if (refs.size !== 1) throw new Error(`the Flux tree references several sources: ${[...refs].join(', ')}`);
-  return { rootPath, top, all, leaves: all.filter((n) => n.children.length === 0), sourceRef: all[0]!.sourceRef };
+  for (const n of all) if (n.sourceRef.kind !== 'ExternalArtifact') sources.add(JSON.stringify(n.sourceRef));
+  if (sources.size !== 1) throw new Error(`the Flux tree reads several sources: ${[...sources].join(', ')}`);
+  return { rootPath, top, all, leaves: all.filter((n) => n.children.length === 0), sourceRef: JSON.parse([...sources][0]!), generators };
 }
 
 /** The runtime ID a runtime's SKR Kustomizations reach through their `kubeconfig-<runtimeID>` Secret. */

@@ -1,5 +1,6 @@
 // vitest global setup of the real Flux controller tests: builds (or reuses from the tool cache)
-// kustomize-controller from the Go module proxy once per run and hands its path to test processes
+// kustomize-controller (and controller-gen, for the ArtifactGenerator CRD) from the Go module proxy once
+// per run and hands their outputs to test processes
 // (tools.ts FLUX_CONTROLLER_ENV); it also fetches the Flux CRDs' module sources once (fluxCrdFiles),
 // so that a missing module fails here and not in every test. Without Go and with CI unset it sets a
 // one-line skip reason instead (FLUX_CONTROLLER_SKIP_ENV), printed once; under CI=true a missing Go
@@ -21,6 +22,7 @@ export default async function setup(): Promise<void> {
   const binaries = await ensureFluxControllerBinaries((line) => process.stderr.write(`flux controller: ${line}\n`));
   fluxCrdFiles();
   process.env[FLUX_CONTROLLER_ENV.kustomizeController] = binaries.kustomizeController;
+  process.env[FLUX_CONTROLLER_ENV.artifactGeneratorCrd] = binaries.artifactGeneratorCrd;
   const seconds = (Date.now() - started) / 1000;
   if (seconds > 5) process.stderr.write(`flux controller: kustomize-controller ready after ${seconds.toFixed(0)} s\n`);
 }

@@ -30,6 +30,7 @@ import { KEB_MANAGER, kebRuntime } from '../flux/cluster-steps';
 import { ArtifactServer, type Artifact } from './artifact-server';
 import { startController, type RunningController } from './controller';
 import { readFluxTree, runtimeIdOf, type FluxTree, type Obj } from './flux-tree';
+import { SourceWatcherStandIn } from './source-watcher';
 import { ensureFluxControllerBinaries, fluxControllerBinariesFromEnv, fluxCrdFiles } from './tools';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -94,6 +95,7 @@ export class FluxLandscape {
     readonly kcp: TestCluster,
     readonly controller: RunningController,
     readonly artifacts: ArtifactServer,
+    readonly sourceWatcher: SourceWatcherStandIn,
     private readonly log: (line: string) => void,
   ) {}
 
@@ -107,8 +109,8 @@ export class FluxLandscape {
     let artifacts: ArtifactServer | undefined;
     try {
       kcp = await startTestCluster({ crds: [CRDS.runtime], log });
-      await kcp.kubectl(['apply', '--server-side', '--field-manager=flux-install', ...crdFiles.flatMap((f) => ['-f', f])]);
-      await waitForCrdsServed(kcp, ['kustomizations.kustomize.toolkit.fluxcd.io', 'gitrepositories.source.toolkit.fluxcd.io', 'ocirepositories.source.toolkit.fluxcd.io', 'buckets.source.toolkit.fluxcd.io', 'externalartifacts.source.toolkit.fluxcd.io']);
+      await kcp.kubectl(['apply', '--server-side', '--field-manager=flux-install', ...[...crdFiles, binaries.artifactGeneratorCrd].flatMap((f) => ['-f', f])]);
+      await waitForCrdsServed(kcp, ['kustomizations.kustomize.toolkit.fluxcd.io', 'gitrepositories.source.toolkit.fluxcd.io', 'ocirepositories.source.toolkit.fluxcd.io', 'buckets.source.toolkit.fluxcd.io', 'externalartifacts.source.toolkit.fluxcd.io', 'artifactgenerators.source.extensions.fluxcd.io']);
       artifacts = await ArtifactServer.start();
       const controller = await startController({
         binary: binaries.kustomizeController,
@@ -116,10 +118,13 @@ export class FluxLandscape {
         dir,
         requeueDependency: opts.requeueDependency,
         concurrent: opts.concurrent,
-        extraArgs: opts.extraControllerArgs,
+        // As Flux installs it with source-watcher: kustomize-controller v1.9.6 reads ExternalArtifacts only behind this gate (internal/features).
+        extraArgs: ['--feature-gates=ExternalArtifact=true', ...(opts.extraControllerArgs ?? [])],
       });
+      const sourceWatcher = new SourceWatcherStandIn(kcp, artifacts, log);
+      sourceWatcher.start();
       log(`kustomize-controller ${controller.pid} on ${kcp.server}; artifacts at ${artifacts.url}`);
-      return new FluxLandscape(dir, kcp, controller, artifacts, log);
+      return new FluxLandscape(dir, kcp, controller, artifacts, sourceWatcher, log);
     } catch (err) {
       await artifacts?.stop();
       await kcp?.stop();
@@ -182,6 +187,7 @@ export class FluxLandscape {
   }
 
   async stop(): Promise<void> {
+    await this.sourceWatcher.stop();
     await this.controller.stop();
     await this.artifacts.stop();
     for (const skr of [...this.skrs]) await skr.stop();
@@ -244,6 +250,12 @@ export class FleetDelivery {
   async publish(): Promise<Artifact> {
     this.tree = readFluxTree(this.workspace, this.distDir);
     const artifact = this.landscape.artifacts.publish(this.workspace);
+    // The files of this revision, for the source-watcher stand-in (what it would fetch from the artifact).
+    if (!this.landscape.sourceWatcher.snapshots.has(artifact.revision)) {
+      const snapshot = path.join(this.landscape.dir, 'revisions', `${this.landscape.sourceWatcher.snapshots.size}`);
+      fs.cpSync(this.workspace, snapshot, { recursive: true, filter: (src) => path.basename(src) !== '.git' });
+      this.landscape.sourceWatcher.snapshots.set(artifact.revision, snapshot);
+    }
     const { kind, name, namespace } = this.sourceRef;
     if (kind !== 'GitRepository') throw new Error(`the render references a ${kind}; the harness plays a GitRepository`);
     const kcp = this.landscape.kcp;
@@ -292,12 +304,31 @@ export class FleetDelivery {
     return new Map(this.tree.all.map((n) => [`${n.namespace}/${n.name}`, live.get(`${n.namespace}/${n.name}`)]));
   }
 
-  /** True when the root and every Kustomization of the render are Ready at the newest revision. */
+  /**
+   * The revision a Kustomization of the render should apply now: the newest published one, or, for one
+   * that reads an ExternalArtifact, that artifact's revision once its generator has cut it from the
+   * newest published one (undefined before).
+   */
+  async revisionOf(n: { namespace: string; artifact?: string }): Promise<string | undefined> {
+    if (!n.artifact) return this.artifact?.revision;
+    const ea = await getObject(this.landscape.kcp, 'externalartifacts.source.toolkit.fluxcd.io', n.namespace, n.artifact);
+    const artifact = ea?.status?.artifact;
+    if (!artifact || artifact.metadata?.['org.opencontainers.image.revision'] !== this.artifact?.revision) return undefined;
+    return artifact.revision as string;
+  }
+
+  /** True when the root and every Kustomization of the render are Ready at the revision it should apply (revisionOf). */
   async allReady(): Promise<boolean> {
     const rev = this.artifact?.revision;
     const root = await this.landscape.kustomization(this.root.namespace, this.root.name);
     if (!root || root.ready !== 'True' || root.lastAppliedRevision !== rev) return false;
-    for (const s of (await this.statuses()).values()) if (!s || s.ready !== 'True' || s.lastAppliedRevision !== rev || s.observedGeneration !== s.generation) return false;
+    const live = await this.statuses();
+    for (const n of this.tree.all) {
+      const s = live.get(`${n.namespace}/${n.name}`);
+      if (!s || s.ready !== 'True' || s.observedGeneration !== s.generation) return false;
+      const want = await this.revisionOf(n);
+      if (want === undefined || s.lastAppliedRevision !== want) return false;
+    }
     return true;
   }
 }

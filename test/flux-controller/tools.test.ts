@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findGo, KUSTOMIZE_CONTROLLER_TOOL, KUSTOMIZE_CONTROLLER_VERSION } from './tools';
+import { ARTIFACT_GENERATOR_CRD_TOOL, findGo, KUSTOMIZE_CONTROLLER_TOOL, KUSTOMIZE_CONTROLLER_VERSION, SOURCE_WATCHER_API_VERSION } from './tools';
 import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
 
@@ -27,5 +27,14 @@ describe('the kustomize-controller wrapper module', () => {
     expect(r.status, r.stderr).toBe(0);
     const upstream = fs.readFileSync(JSON.parse(r.stdout).GoMod, 'utf8');
     expect(replaceLine(upstream)).toBe(replaceLine(goMod));
+  });
+});
+
+describe('the ArtifactGenerator CRD wrapper module', () => {
+  const mod = fs.readFileSync(path.join(ARTIFACT_GENERATOR_CRD_TOOL.moduleDir, 'go.mod'), 'utf8');
+  it('pins the source-watcher API release tools.ts names and builds controller-gen as its tool', () => {
+    expect(mod).toMatch(new RegExp(`^require github\\.com/fluxcd/source-watcher/api/v2 ${SOURCE_WATCHER_API_VERSION.replace(/\./g, '\\.')}$`, 'm'));
+    expect(mod).toMatch(/^tool sigs\.k8s\.io\/controller-tools\/cmd\/controller-gen$/m);
+    expect(ARTIFACT_GENERATOR_CRD_TOOL.name).toBe(`controller-gen-${/sigs\.k8s\.io\/controller-tools (v\S+)/.exec(mod)![1]}`);
   });
 });

@@ -2,6 +2,7 @@
 // CRD names they need, a full Runtime created beforehand as KEB creates it, reading objects back,
 // reconciling a runtime's Kustomizations in dependsOn order, and a bounded-concurrency map.
 
+import * as path from 'node:path';
 import type { TestCluster } from '../cluster/harness';
 import { reconcile, type ReconcileResult } from './flux-apply';
 import { dependsOnOrder, renderedObjects, type FluxKustomization } from './flux-wiring';
@@ -86,7 +87,8 @@ export async function reconcileInOrder(
   opts: { sourceRoot: string; kubeconfig: string; revision: string; healthTimeout?: string },
 ): Promise<Map<string, ReconcileResult>> {
   const results = new Map<string, ReconcileResult>();
-  for (const k of dependsOnOrder(ks)) results.set(k.name, await reconcile(k.file, opts));
+  // spec.path is relative to the root of the source the Kustomization reads (an ExternalArtifact: its folder)
+  for (const k of dependsOnOrder(ks)) results.set(k.name, await reconcile(k.file, { ...opts, sourceRoot: path.join(opts.sourceRoot, k.sourceBase) }));
   return results;
 }
 

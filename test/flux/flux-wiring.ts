@@ -14,8 +14,14 @@ export interface FluxKustomization {
   /** kyma-fleet.dev/runtime and kyma-fleet.dev/target labels. */
   runtime: string;
   target: string;
-  /** spec.path, relative to the source root (the folder holding dist/). */
+  /**
+   * The folder it applies, relative to the source root (the folder holding dist/): spec.path, or, for
+   * a Kustomization that reads an ExternalArtifact, spec.path inside the folder the root's
+   * ArtifactGenerator copies into that artifact (`cp -r <folder> @artifact/`).
+   */
   specPath: string;
+  /** The folder, relative to the source root, that spec.path is relative to: "." or the ExternalArtifact's folder. */
+  sourceBase: string;
   prune: boolean;
   dependsOn: string[];
   healthChecks: Array<{ apiVersion?: string; kind: string; name: string; namespace?: string }>;
@@ -31,10 +37,32 @@ export interface FluxKustomization {
 export function readFluxWiring(distDir: string): FluxKustomization[] {
   const fluxDir = path.join(distDir, 'gitops', 'flux');
   const listed = (dir: string): string[] => (parse(fs.readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] }).resources.map((rel) => path.join(dir, rel));
-  return listed(fluxDir).flatMap((file) => {
+  const rootFiles = listed(fluxDir);
+  // ExternalArtifact name -> the folder its root stands for (the generators the root applies)
+  const artifactRoots = new Map<string, string>();
+  const kustomizationFiles: string[] = [];
+  for (const file of rootFiles) {
+    const doc = parse(fs.readFileSync(file, 'utf8')) as Record<string, any>;
+    if (doc.kind !== 'ArtifactGenerator') {
+      kustomizationFiles.push(file);
+      continue;
+    }
+    for (const a of doc.spec.artifacts as Array<{ name: string; copy: Array<{ from: string }> }>) {
+      const from = a.copy[0]!.from;
+      artifactRoots.set(a.name, path.posix.dirname(from.slice(from.indexOf('/') + 1)));
+    }
+  }
+  const read = (file: string): FluxKustomization => {
     const k = readKustomizationFile(file);
+    if (k.doc.spec.sourceRef.kind !== 'ExternalArtifact') return k;
+    const root = artifactRoots.get(k.doc.spec.sourceRef.name);
+    if (root === undefined) throw new Error(`${file}: reads ExternalArtifact ${k.doc.spec.sourceRef.name}, which no ArtifactGenerator of the root cuts`);
+    return { ...k, specPath: `./${path.posix.join(root, k.specPath)}`, sourceBase: root };
+  };
+  return kustomizationFiles.flatMap((file) => {
+    const k = read(file);
     const shard = (k.doc.metadata.labels ?? {})['kyma-fleet.dev/shard'] as string | undefined;
-    return k.runtime === '' && shard !== undefined ? listed(path.join(fluxDir, 'shards', shard)).map(readKustomizationFile) : [k];
+    return k.runtime === '' && shard !== undefined ? listed(path.join(fluxDir, 'shards', shard)).map(read) : [k];
   });
 }
 
@@ -49,6 +77,7 @@ export function readKustomizationFile(file: string): FluxKustomization {
     runtime: labels['kyma-fleet.dev/runtime'] ?? '',
     target: labels['kyma-fleet.dev/target'] ?? '',
     specPath: doc.spec.path,
+    sourceBase: '.',
     prune: doc.spec.prune === true,
     dependsOn: ((doc.spec.dependsOn ?? []) as Array<{ name: string; namespace?: string }>).map((d) => `${d.namespace ?? doc.metadata.namespace}/${d.name}`),
     healthChecks: doc.spec.healthChecks ?? [],

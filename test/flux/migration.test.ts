@@ -63,7 +63,7 @@ describeWithCluster('Flux on objects that already exist (real API server)', () =
     const runtime = 'acme-eu-dev-1';
     const skr = readFluxWiring(DIST).find((k) => k.runtime === runtime && k.target === 'skr')!;
     const opts = { sourceRoot: REPO, kubeconfig: cluster.adminKubeconfig, healthTimeout: '5s' };
-    expect((await reconcile(skr.file, { ...opts, revision: 'r1' })).ready).toBe(true);
+    expect((await reconcile(skr.file, { ...opts, sourceRoot: path.join(REPO, skr.sourceBase), revision: 'r1' })).ready).toBe(true);
     const fleetModules = modulesOf(renderedObjects(REPO, skr.specPath).find((o) => o.kind === 'Kyma')!);
     const dropped = fleetModules.find((m) => !['registry-cache', 'falco'].includes(m))!;
     expect(dropped).toBeDefined();
@@ -86,7 +86,7 @@ describeWithCluster('Flux on objects that already exist (real API server)', () =
     const changedSkr = readFluxWiring(path.join(fx.dir, 'dist')).find((k) => k.runtime === runtime && k.target === 'skr')!;
     expect(modulesOf(renderedObjects(fx.dir, changedSkr.specPath).find((o) => o.kind === 'Kyma')!)).not.toContain(dropped);
 
-    const r = await reconcile(changedSkr.file, { ...opts, sourceRoot: fx.dir, revision: 'r2' });
+    const r = await reconcile(changedSkr.file, { ...opts, sourceRoot: path.join(fx.dir, changedSkr.sourceBase), revision: 'r2' });
     expect(r.ready, r.message).toBe(true);
     const live = modulesOf((await getObject(cluster, 'kymas.operator.kyma-project.io', 'kyma-system', 'default'))!);
     expect(live).toContain('keda');
@@ -102,7 +102,7 @@ describeWithCluster('Flux on objects that already exist (real API server)', () =
     await cluster.kubectl(['apply', '--server-side', `--field-manager=${KEB_MANAGER}`, '-f', '-'], { input: JSON.stringify(keb) });
     const opts = { sourceRoot: REPO, kubeconfig: cluster.adminKubeconfig, revision: 'r1' };
 
-    const merged = await reconcile(withRuntime!.file, opts);
+    const merged = await reconcile(withRuntime!.file, { ...opts, sourceRoot: path.join(REPO, withRuntime!.sourceBase) });
     expect(merged.ready, merged.message).toBe(true);
     const live = (await getObject(cluster, 'runtimes.infrastructuremanager.kyma-project.io', fragment.metadata.namespace, fragment.metadata.name))!;
     expect(live.spec.shoot).toEqual((keb.spec as Record<string, unknown>).shoot);
@@ -113,7 +113,7 @@ describeWithCluster('Flux on objects that already exist (real API server)', () =
     expect(managers.find((m) => m.manager === KEB_MANAGER)?.fieldsV1['f:spec']).toHaveProperty(['f:shoot']);
 
     const other = renderedObjects(REPO, withoutRuntime!.specPath).find((o) => o.kind === 'Runtime')!;
-    const refused = await reconcile(withoutRuntime!.file, opts);
+    const refused = await reconcile(withoutRuntime!.file, { ...opts, sourceRoot: path.join(REPO, withoutRuntime!.sourceBase) });
     expect(refused.ready).toBe(false);
     expect(refused.reason).toBe('ReconciliationFailed');
     expect(refused.message).toMatch(/dry-run failed/);
@@ -143,7 +143,8 @@ function withPrune(k: FluxKustomization): FluxKustomization {
   tempDirs.push(dir);
   const file = path.join(dir, path.basename(k.file));
   fs.writeFileSync(file, stringify({ ...k.doc, spec: { ...k.doc.spec, prune: true } }));
-  return readKustomizationFile(file);
+  // the same source as the original (its folder of the repository)
+  return { ...readKustomizationFile(file), specPath: k.specPath, sourceBase: k.sourceBase };
 }
 
 function modulesOf(kyma: Record<string, any>): string[] {

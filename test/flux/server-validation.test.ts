@@ -3,7 +3,8 @@
 // nothing converted. What the server adds (CRD defaults) is listed separately in the test output.
 // The garden/ Shoot patches (not applied by Flux) go through a server-side dry-run create against the
 // stand-in Shoot CRD, and the GitOps wiring itself (dist/gitops/: Flux Kustomizations, Argo CD
-// ApplicationSets) is accepted by the server with the real Flux and Argo CD CRDs and stored as rendered.
+// ApplicationSets, and the ArtifactGenerators with the CRD generated from source-watcher's API: see
+// test/flux-controller/tools.ts) is accepted by the server and stored as rendered.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -15,6 +16,8 @@ import { REPO } from '../helpers/fleet-fixture';
 import { CRD, createKebRuntimes, createNamespaces, getObject, reconcileInOrder } from './cluster-steps';
 import { ensureFluxApply } from './flux-apply';
 import { byRuntime, readFluxWiring, renderedObjects } from './flux-wiring';
+import { ensureArtifactGeneratorCrd } from '../flux-controller/tools';
+import { waitForCrdsServed } from '../flux-controller/landscape';
 import { addedByServer, missingOrChanged, withoutServerFields } from './object-compare';
 
 /** The example fleet's render, or another render's dist/ folder (KYMA_FLEET_FLUX_EXAMPLE_DIST), e.g. a mutated copy. */
@@ -96,6 +99,9 @@ describeWithCluster('the render on a real API server: validated and stored as re
     ];
     expect(objects.filter((o) => o.kind === 'Kustomization').length).toBeGreaterThanOrEqual(14);
     expect(objects.filter((o) => o.kind === 'ApplicationSet').length).toBeGreaterThanOrEqual(2);
+    expect(objects.filter((o) => o.kind === 'ArtifactGenerator').length).toBeGreaterThanOrEqual(1);
+    await cluster.kubectl(['apply', '--server-side', '--field-manager=flux-install', '-f', await ensureArtifactGeneratorCrd()]);
+    await waitForCrdsServed(cluster, ['artifactgenerators.source.extensions.fluxcd.io']);
     for (const obj of objects) {
       // A real create or update: server-side apply with kustomize-controller's field manager, as the
       // bootstrap Kustomization of ./dist/gitops/flux applies them (the Kustomizations are already on
@@ -125,7 +131,7 @@ function listed(dir: string): Array<Record<string, any>> {
   return list.resources.flatMap((rel) => {
     const obj = parse(fs.readFileSync(path.join(dir, rel), 'utf8')) as Record<string, any>;
     const shard = obj.metadata?.labels?.['kyma-fleet.dev/shard'] as string | undefined;
-    const isShard = shard !== undefined && obj.metadata?.labels?.['kyma-fleet.dev/runtime'] === undefined && obj.kind !== 'ApplicationSet';
+    const isShard = shard !== undefined && obj.metadata?.labels?.['kyma-fleet.dev/runtime'] === undefined && (obj.kind === 'Kustomization' || obj.kind === 'Application');
     if (!isShard) return [obj];
     const inner = listed(path.join(dir, 'shards', shard));
     return obj.kind === 'Application' ? inner : [obj, ...inner];

@@ -28,7 +28,7 @@ describe('gitops.shards bounds a shard', () => {
     const r = runBinary(['validate', '--fleet', fleet], dir);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      new RegExp(`fleet-1/fleet\\.yaml:\\d+:\\d+: error at gitops\\.shards: shard all of 1 would hold ${MAX_RUNTIMES_PER_SHARD + 1} runtimes, more than the ${MAX_RUNTIMES_PER_SHARD} one shard's Flux Kustomization and Argo CD ApplicationSets can carry; set gitops\\.shards to 16 \\[E_GITOPS_SHARD_FULL\\]`),
+      new RegExp(`fleet-1/fleet\\.yaml:\\d+:\\d+: error at gitops\\.shards: shard all of 1 would hold ${MAX_RUNTIMES_PER_SHARD + 1} runtimes, more than the ${MAX_RUNTIMES_PER_SHARD} that one shard's Flux and Argo CD objects can carry; set gitops\\.shards to 16 \\[E_GITOPS_SHARD_FULL\\]`),
     );
   });
 

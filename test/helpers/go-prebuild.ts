@@ -11,7 +11,7 @@ import { ETCD_TOOL, KUBERNETES_TOOL } from '../cluster/tools';
 import { ACTIONLINT_SPEC } from '../actionlint/actionlint';
 import { ARGOCD_TOOL } from '../argocd/argocd-fleet';
 import { FLUX_APPLY_TOOL } from '../flux/flux-apply';
-import { KUSTOMIZE_CONTROLLER_TOOL } from '../flux-controller/tools';
+import { ARTIFACT_GENERATOR_CRD_TOOL, KUSTOMIZE_CONTROLLER_TOOL } from '../flux-controller/tools';
 import { falcoUnavailableReason, oracleToolSpecs } from '../oracle/tools';
 import { webhookToolSpec } from '../registry-cache-webhook/webhook';
 
@@ -34,6 +34,7 @@ export default function setup(): void {
     oracle.kim,
     ...(falcoUnavailableReason() ? [] : [oracle.falco]),
     ACTIONLINT_SPEC,
+    ARTIFACT_GENERATOR_CRD_TOOL,
   ];
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -92,7 +92,16 @@ describe('supported versions', () => {
       }
     }
     // The shard Applications apply the ApplicationSets (the same API group and version).
-    expect([...apis].sort()).toEqual([`Application ${SUPPORTED_VERSIONS.argocd.api}`, `${SUPPORTED_VERSIONS.argocd.kind} ${SUPPORTED_VERSIONS.argocd.api}`, `${SUPPORTED_VERSIONS.flux.kind} ${SUPPORTED_VERSIONS.flux.api}`].sort());
+    const generator = SUPPORTED_VERSIONS.flux.artifactGenerator;
+    expect([...apis].sort()).toEqual([`Application ${SUPPORTED_VERSIONS.argocd.api}`, `${SUPPORTED_VERSIONS.argocd.kind} ${SUPPORTED_VERSIONS.argocd.api}`, `${SUPPORTED_VERSIONS.flux.kind} ${SUPPORTED_VERSIONS.flux.api}`, `${generator.kind} ${generator.api}`].sort());
+    // the generator's schema is the one the delivery tests generate (test/flux-controller/tools.ts)
+    const cgMod = fs.readFileSync(path.join(REPO, 'test/flux-controller/go/artifactgenerator-crd/go.mod'), 'utf8');
+    const [, swVersion] = /github\.com\/fluxcd\/source-watcher\/api\/v2 (v\S+)/.exec(cgMod)!;
+    const [, cgVersion] = /sigs\.k8s\.io\/controller-tools (v\S+)/.exec(cgMod)!;
+    expect(generator.schema).toContain(`github.com/fluxcd/source-watcher/api/v2 ${swVersion}`);
+    expect(generator.schema).toContain(`controller-gen ${cgVersion}`);
+    const kcMod = fs.readFileSync(path.join(REPO, 'test/flux-controller/go/kustomize-controller/go.mod'), 'utf8');
+    expect(SUPPORTED_VERSIONS.flux.deliveredWith).toBe(`kustomize-controller ${/github\.com\/fluxcd\/kustomize-controller (v\S+)/.exec(kcMod)![1]}`);
     crdSchema('kustomizations.kustomize.toolkit.fluxcd.io.yaml', SUPPORTED_VERSIONS.flux.api.split('/')[1]!);
     const appset = crdSchema('applicationsets.argoproj.io.yaml', SUPPORTED_VERSIONS.argocd.api.split('/')[1]!);
     for (const field of SUPPORTED_VERSIONS.argocd.fieldsUsed) expect(hasField(appset, field), field).toBe(true);

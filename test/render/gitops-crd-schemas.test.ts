@@ -66,7 +66,11 @@ describe('Flux and Argo CD objects against their CRD schemas', () => {
     const objects = [...files]
       .filter(([rel]) => rel.startsWith('gitops/') && rel.endsWith('.yaml'))
       .flatMap(([, text]) => parseAllDocuments(text).map((d) => d.toJS() as Rec))
-      .filter((o) => o.apiVersion !== 'kustomize.config.k8s.io/v1beta1');
+      .filter((o) => o.apiVersion !== 'kustomize.config.k8s.io/v1beta1')
+      // The ArtifactGenerator CRD is not among ../shared/crds: it is generated from source-watcher's API
+      // with Go (test/flux-controller/tools.ts), and the API server judges the generators with it in
+      // test/flux/server-validation.test.ts and test/flux-controller/.
+      .filter((o) => o.kind !== 'ArtifactGenerator');
     expect(objects.filter((o) => o.kind === 'Kustomization').length).toBeGreaterThan(10);
     const sets = objects.filter((o) => o.kind === 'ApplicationSet').length;
     expect(sets).toBeGreaterThanOrEqual(3);

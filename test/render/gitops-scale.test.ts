@@ -13,6 +13,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { gitopsObjectName, type GitopsRuntime, MAX_RUNTIMES_PER_SHARD, renderGitops, resolveGitopsOptions, shardOf } from '../../src/gitops/gitops';
+import { fluxArtifactGenerator } from '../../src/gitops/flux-wiring';
 
 type Rec = Record<string, any>;
 
@@ -116,6 +117,20 @@ function argoConditions(): Rec[] {
 
 const bytes = (o: unknown): number => Buffer.byteLength(JSON.stringify(o), 'utf8');
 
+/**
+ * An ArtifactGenerator's largest status (source-watcher api v1beta1 ArtifactGeneratorStatus): one
+ * ExternalArtifactReference per artifact (name, namespace, `sha256:` digest, `<adler32 decimal>.tar.gz`
+ * file name), its conditions at maxLength, the observed sources digest.
+ */
+function generatorStatus(generator: Rec): Rec {
+  return {
+    lastHandledReconcileAt: TIME,
+    conditions: ['Ready', 'Reconciling', 'Stalled'].map((type) => ({ type, status: 'False', reason: 'BuildFailed', message: 'm'.repeat(32768), lastTransitionTime: TIME, observedGeneration: 9_007_199_254_740_991 })),
+    inventory: (generator.spec.artifacts as Rec[]).map((a) => ({ name: a.name, namespace: generator.metadata.namespace, digest: `sha256:${'d'.repeat(64)}`, filename: `${4_294_967_295}.tar.gz` })),
+    observedSourcesDigest: `sha256:${'d'.repeat(64)}`,
+  };
+}
+
 describe(`the wiring of ${N.toLocaleString('en')} runtimes`, () => {
   // Only the files that list runtimes or shards: every runtime's own files are kept (not rendered).
   const files = renderGitops(RUNTIMES, OPTIONS, new Set(RUNTIMES.map((r) => r.name)));
@@ -135,16 +150,18 @@ describe(`the wiring of ${N.toLocaleString('en')} runtimes`, () => {
 
   it('Flux: the root a user bootstraps and every shard Kustomization stay under 1 MiB with their largest status', () => {
     const ns = OPTIONS.flux.namespace;
-    const shardFiles = (files.get('gitops/flux/kustomization.yaml') as Rec).resources as string[];
-    expect(shardFiles).toHaveLength(256);
-    // The root (docs/applying.md, "Flux bootstrap"): its inventory lists the shard Kustomizations.
-    const shardObjects = shardFiles.map((f) => files.get(`gitops/flux/${f}`) as Rec);
+    const rootFiles = (files.get('gitops/flux/kustomization.yaml') as Rec).resources as string[];
+    expect(rootFiles).toHaveLength(2 * 256);
+    // The root (docs/applying.md, "Flux bootstrap"): its inventory lists the shard Kustomizations and ArtifactGenerators.
+    const rootObjects = rootFiles.map((f) => files.get(`gitops/flux/${f}`) as Rec);
+    const shardObjects = rootObjects.filter((o) => o.kind === 'Kustomization');
+    expect(shardObjects).toHaveLength(256);
     const root = {
       apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
       kind: 'Kustomization',
       metadata: { name: 'kyma-fleet', namespace: 'flux-system' },
       spec: { interval: '10m', sourceRef: OPTIONS.flux.sourceRef, path: './dist/gitops/flux', prune: true },
-      status: fluxStatus(shardObjects.map((k) => ({ apiVersion: k.apiVersion, kind: k.kind, namespace: k.metadata.namespace, name: k.metadata.name }))),
+      status: fluxStatus(rootObjects.map((k) => ({ apiVersion: k.apiVersion, kind: k.kind, namespace: k.metadata.namespace, name: k.metadata.name }))),
     };
     sizes.push(['Flux root Kustomization', bytes(root)]);
     expect(bytes(root)).toBeLessThan(MiB);
@@ -160,6 +177,24 @@ describe(`the wiring of ${N.toLocaleString('en')} runtimes`, () => {
     }
     sizes.push(['largest Flux shard Kustomization', largest]);
     expect(largest).toBeLessThan(MiB);
+
+    let largestGenerator = 0;
+    for (const gen of rootObjects.filter((o) => o.kind === 'ArtifactGenerator')) {
+      expect(gen.spec.artifacts).toHaveLength(1 + byShard.get(gen.metadata.labels['kyma-fleet.dev/shard'])!.length);
+      largestGenerator = Math.max(largestGenerator, bytes({ ...gen, status: generatorStatus(gen) }));
+    }
+    sizes.push(['largest Flux ArtifactGenerator', largestGenerator]);
+    expect(largestGenerator).toBeLessThan(MiB);
+  });
+
+  it('Flux: the ArtifactGenerator of a full shard (999 runtimes) stays under 1 MiB with its largest status and within the CRD\'s 1000 artifacts', () => {
+    const full = RUNTIMES.slice(0, MAX_RUNTIMES_PER_SHARD);
+    const gen = fluxArtifactGenerator('fff', full, OPTIONS);
+    expect(gen.spec).toBeDefined();
+    expect(((gen.spec as Rec).artifacts as Rec[]).length).toBe(1000);
+    const size = bytes({ ...gen, status: generatorStatus(gen) });
+    sizes.push(['Flux ArtifactGenerator of a full shard', size]);
+    expect(size).toBeLessThan(MiB);
   });
 
   it('Argo CD: the bootstrap Application, every shard Application and every ApplicationSet stay under 1 MiB with their largest status', () => {

@@ -50,7 +50,10 @@ const WRITTEN = {
   argocd: { enabled: true, repoURL: 'https://github.com/acme/kyma-fleet.git', targetRevision: 'main' },
 };
 
-function fluxKs(name: string, runtimeID: string, target: 'skr' | 'skr-config' | 'kcp', extra: Rec = {}): Rec {
+const USER_SOURCE = { kind: 'GitRepository', name: 'kyma-fleet', namespace: 'flux-system' };
+
+/** A runtime Kustomization; `wholeSource`: as flux.artifacts whole-source writes it (the user's source, dist/ paths). */
+function fluxKs(name: string, runtimeID: string, target: 'skr' | 'skr-config' | 'kcp', extra: Rec = {}, wholeSource = false): Rec {
   return {
     apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
     kind: 'Kustomization',
@@ -63,8 +66,9 @@ function fluxKs(name: string, runtimeID: string, target: 'skr' | 'skr-config' | 
       interval: '10m',
       retryInterval: '2m',
       timeout: '5m',
-      sourceRef: { kind: 'GitRepository', name: 'kyma-fleet', namespace: 'flux-system' },
-      path: `./dist/runtimes/${name}/${target}`,
+      ...(wholeSource
+        ? { sourceRef: USER_SOURCE, path: `./dist/runtimes/${name}/${target}` }
+        : { sourceRef: { kind: 'ExternalArtifact', name: `kyma-fleet-runtime-${name}` }, path: `./${name}/${target}` }),
       prune: target !== 'skr',
       deletionPolicy: 'Orphan',
       ...(target !== 'kcp' ? { kubeConfig: { secretRef: { name: `kubeconfig-${runtimeID.toLowerCase()}`, key: 'config' } } } : {}),
@@ -73,7 +77,7 @@ function fluxKs(name: string, runtimeID: string, target: 'skr' | 'skr-config' | 
   };
 }
 
-function shardKs(): Rec {
+function shardKs(wholeSource = false): Rec {
   return {
     apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
     kind: 'Kustomization',
@@ -82,9 +86,24 @@ function shardKs(): Rec {
       interval: '10m',
       retryInterval: '2m',
       timeout: '5m',
-      sourceRef: { kind: 'GitRepository', name: 'kyma-fleet', namespace: 'flux-system' },
-      path: './dist/gitops/flux/shards/all',
+      ...(wholeSource
+        ? { sourceRef: USER_SOURCE, path: './dist/gitops/flux/shards/all' }
+        : { sourceRef: { kind: 'ExternalArtifact', name: 'kyma-fleet-shard-all' }, path: './all' }),
       prune: true,
+    },
+  };
+}
+
+/** The ArtifactGenerator of shard `all`: the shard's list and one folder per runtime, each its own ExternalArtifact. */
+function generator(runtimes: string[]): Rec {
+  const artifact = (name: string, folder: string): Rec => ({ name, originRevision: '@fleet', copy: [{ from: `@fleet/dist/${folder}`, to: '@artifact/' }] });
+  return {
+    apiVersion: 'source.extensions.fluxcd.io/v1beta1',
+    kind: 'ArtifactGenerator',
+    metadata: { name: 'kyma-fleet-shard-all', namespace: 'kcp-system', labels: { 'kyma-fleet.dev/shard': 'all' } },
+    spec: {
+      sources: [{ alias: 'fleet', ...USER_SOURCE }],
+      artifacts: [artifact('kyma-fleet-shard-all', 'gitops/flux/shards/all'), ...runtimes.map((r) => artifact(`kyma-fleet-runtime-${r}`, `runtimes/${r}`))],
     },
   };
 }
@@ -174,6 +193,7 @@ describe('renderGitops: two runtimes, Flux and Argo CD', () => {
       'gitops/argocd/shards/all/applicationset-skr.yaml',
       'gitops/argocd/shards/all/beta-dev.json',
       'gitops/argocd/shards/all/kustomization.yaml',
+      'gitops/flux/generator-all.yaml',
       'gitops/flux/kustomization.yaml',
       'gitops/flux/shard-all.yaml',
       'gitops/flux/shards/all/acme-prod-kcp.yaml',
@@ -197,7 +217,8 @@ describe('renderGitops: two runtimes, Flux and Argo CD', () => {
       'gitops/flux/shards/all/beta-dev-skr.yaml': fluxKs('beta-dev', BETA.runtimeID, 'skr'),
       'gitops/flux/shards/all/kustomization.yaml': list(['acme-prod-kcp.yaml', 'acme-prod-skr-config.yaml', 'acme-prod-skr.yaml', 'beta-dev-kcp.yaml', 'beta-dev-skr.yaml']),
       'gitops/flux/shard-all.yaml': shardKs(),
-      'gitops/flux/kustomization.yaml': list(['shard-all.yaml']),
+      'gitops/flux/generator-all.yaml': generator(['acme-prod', 'beta-dev']),
+      'gitops/flux/kustomization.yaml': list(['generator-all.yaml', 'shard-all.yaml']),
       'gitops/argocd/shards/all/applicationset-kcp.yaml': appSet('kcp'),
       'gitops/argocd/shards/all/applicationset-skr.yaml': appSet('skr'),
       'gitops/argocd/shards/all/applicationset-skr-config.yaml': appSet('skr-config'),
@@ -218,6 +239,17 @@ describe('renderGitops: two runtimes, Flux and Argo CD', () => {
         skrApp: 'beta-dev-skr',
       },
     });
+  });
+
+  it('flux.artifacts whole-source: every Kustomization reads the user\'s source at its dist/ path, and there is no generator', () => {
+    const whole = renderGitops(RUNTIMES, resolveGitopsOptions({ ...WRITTEN, flux: { ...WRITTEN.flux, artifacts: 'whole-source' } }, 'kcp-system'));
+    const flux = Object.fromEntries([...whole].filter(([f]) => f.startsWith('gitops/flux/')));
+    expect(flux['gitops/flux/generator-all.yaml']).toBeUndefined();
+    expect(flux['gitops/flux/kustomization.yaml']).toStrictEqual({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: ['shard-all.yaml'] });
+    expect(flux['gitops/flux/shard-all.yaml']).toStrictEqual(shardKs(true));
+    expect(flux['gitops/flux/shards/all/acme-prod-skr-config.yaml']).toStrictEqual(fluxKs('acme-prod', ACME.runtimeID, 'skr-config', { dependsOn: [{ name: 'acme-prod-skr' }] }, true));
+    expect(flux['gitops/flux/shards/all/beta-dev-kcp.yaml']).toStrictEqual(fluxKs('beta-dev', BETA.runtimeID, 'kcp', {}, true));
+    expect(gitopsListFiles(RUNTIMES, resolveGitopsOptions({ flux: { artifacts: 'whole-source' } }, 'kcp-system')).filter((f) => f.startsWith('gitops/flux/generator'))).toEqual([]);
   });
 
   it('never sets spec.postBuild, so Flux substitutes nothing in user strings', () => {
@@ -305,6 +337,7 @@ describe('resolveGitopsOptions', () => {
         path: './dist',
         interval: '10m',
         prune: true,
+        artifacts: 'per-runtime',
       },
       argocd: {
         enabled: false,
@@ -325,14 +358,14 @@ describe('resolveGitopsOptions', () => {
   it('keeps what is written and normalizes a trailing slash of paths', () => {
     const o = resolveGitopsOptions(
       {
-        flux: { enabled: false, namespace: 'fleet', sourceRef: { kind: 'OCIRepository', name: 'dist' }, path: './out/', interval: '1h', prune: false },
+        flux: { enabled: false, namespace: 'fleet', sourceRef: { kind: 'OCIRepository', name: 'dist' }, path: './out/', interval: '1h', prune: false, artifacts: 'whole-source' },
         argocd: { enabled: true, namespace: 'gitops', project: 'kyma', repoURL: 'git@github.com:acme/fleet.git', targetRevision: 'v1', path: 'out/', skrClusterName: 'skr-{{name}}', kcpCluster: 'kcp' },
       },
       'kcp-system',
     );
     expect(o).toStrictEqual({
       shards: 256,
-      flux: { enabled: false, namespace: 'fleet', sourceRef: { kind: 'OCIRepository', name: 'dist' }, path: './out', interval: '1h', prune: false },
+      flux: { enabled: false, namespace: 'fleet', sourceRef: { kind: 'OCIRepository', name: 'dist' }, path: './out', interval: '1h', prune: false, artifacts: 'whole-source' },
       argocd: { enabled: true, namespace: 'gitops', project: 'kyma', repoURL: 'git@github.com:acme/fleet.git', targetRevision: 'v1', path: 'out', skrClusterName: 'skr-{{name}}', kcpCluster: 'kcp' },
     });
   });
@@ -343,6 +376,7 @@ describe('resolveGitopsOptions', () => {
     expect(s.properties.flux.properties.path.default).toBe(GITOPS_DEFAULTS.flux.path);
     expect(s.properties.flux.properties.interval.default).toBe(GITOPS_DEFAULTS.flux.interval);
     expect(s.properties.flux.properties.prune.default).toBe(GITOPS_DEFAULTS.flux.prune);
+    expect(s.properties.flux.properties.artifacts.default).toBe(GITOPS_DEFAULTS.flux.artifacts);
     expect(s.properties.flux.properties.sourceRef.default).toStrictEqual(GITOPS_DEFAULTS.flux.sourceRef);
     for (const k of ['enabled', 'namespace', 'project', 'targetRevision', 'path', 'skrClusterName', 'kcpCluster'] as const) {
       expect(s.properties.argocd.properties[k].default, k).toBe(GITOPS_DEFAULTS.argocd[k]);
@@ -359,8 +393,10 @@ describe('root paths', () => {
     const o = resolveGitopsOptions({ flux: { path: './' }, argocd: { enabled: true, repoURL: 'https://g.example/r.git', path: '.' } }, 'kcp-system');
     const res = renderGitops([BETA], o);
     const shard = shardOf('beta-dev', 256);
-    expect((res.get(`gitops/flux/shards/${shard}/beta-dev-skr.yaml`)!.spec as Rec).path).toBe('./runtimes/beta-dev/skr');
-    expect((res.get(`gitops/flux/shard-${shard}.yaml`)!.spec as Rec).path).toBe(`./gitops/flux/shards/${shard}`);
+    expect((res.get(`gitops/flux/generator-${shard}.yaml`)!.spec as Rec).artifacts.map((a: Rec) => a.copy[0].from)).toStrictEqual([`@fleet/gitops/flux/shards/${shard}`, '@fleet/runtimes/beta-dev']);
+    const whole = renderGitops([BETA], resolveGitopsOptions({ flux: { path: './', artifacts: 'whole-source' } }, 'kcp-system'));
+    expect((whole.get(`gitops/flux/shards/${shard}/beta-dev-skr.yaml`)!.spec as Rec).path).toBe('./runtimes/beta-dev/skr');
+    expect((whole.get(`gitops/flux/shard-${shard}.yaml`)!.spec as Rec).path).toBe(`./gitops/flux/shards/${shard}`);
     const set = res.get(`gitops/argocd/shards/${shard}/applicationset-kcp.yaml`) as Rec;
     expect((res.get(`gitops/argocd/shard-${shard}.yaml`)!.spec as Rec).source.path).toBe(`gitops/argocd/shards/${shard}`);
     expect(set.spec.generators[0].git.files).toStrictEqual([{ path: `gitops/argocd/shards/${shard}/*.json` }]);
@@ -450,7 +486,8 @@ describe('name shortening', () => {
     const ks = out.get(`gitops/flux/shards/all/${n63}-skr-config.yaml`) as Rec;
     expect(ks.metadata.name).toBe(gitopsObjectName(n63, 'skr-config'));
     expect(ks.metadata.labels['kyma-fleet.dev/runtime']).toBe(n63);
-    expect(ks.spec.path).toBe(`./dist/runtimes/${n63}/skr-config`);
+    expect(ks.spec.path).toBe(`./${n63}/skr-config`);
+    expect(ks.spec.sourceRef.name).toBe(`kyma-fleet-runtime-${n63}`);
     expect(ks.spec.dependsOn).toStrictEqual([{ name: gitopsObjectName(n63, 'skr') }]);
     const data = out.get(`gitops/argocd/shards/all/${n63}.json`)!;
     expect(data.skrApp).toBe(gitopsObjectName(n63, 'skr'));
@@ -588,6 +625,15 @@ describe('gitopsOptionProblems', () => {
     [{ argocd: { project: 'My Project' } }, 'gitops.argocd.project', 'E_GITOPS_NAME'],
   ])('refuses the bad name in %j', (options, at, code) => {
     expect(codes(options)).toEqual([[at, code]]);
+  });
+
+  it('refuses a source name with a dot while the ArtifactGenerators read it, and says what to do', () => {
+    const dotted = { kind: 'GitRepository', name: 'fleet.acme' };
+    expect(gitopsOptionProblems({ flux: { sourceRef: dotted } })).toEqual([
+      [['gitops', 'flux', 'sourceRef', 'name'], 'E_GITOPS_NAME', 'must not contain "." while flux.artifacts is per-runtime: the ArtifactGenerator that reads the source refuses dots in its name; rename the source or set flux.artifacts to whole-source (got "fleet.acme")'],
+    ]);
+    expect(codes({ flux: { sourceRef: dotted, artifacts: 'per-runtime' } })).toEqual([['gitops.flux.sourceRef.name', 'E_GITOPS_NAME']]);
+    expect(gitopsOptionProblems({ flux: { sourceRef: dotted, artifacts: 'whole-source' } })).toEqual([]);
   });
 
   it('names the apimachinery rule in a name message', () => {
@@ -744,7 +790,9 @@ function fluxProblems(o: Rec, file: string): string[] {
   need(isDNS1123Label(o.metadata?.namespace ?? ''), 'metadata.namespace');
   need(typeof o.spec?.interval === 'string' && parseGoDuration(o.spec.interval).ok, 'spec.interval (Go duration)');
   need(typeof o.spec?.prune === 'boolean', 'spec.prune (boolean)');
-  need(['GitRepository', 'OCIRepository', 'Bucket'].includes(o.spec?.sourceRef?.kind), 'spec.sourceRef.kind');
+  need(['GitRepository', 'OCIRepository', 'Bucket', 'ExternalArtifact'].includes(o.spec?.sourceRef?.kind), 'spec.sourceRef.kind');
+  // source-watcher writes an ExternalArtifact in its generator's namespace, the Kustomizations' own.
+  if (o.spec?.sourceRef?.kind === 'ExternalArtifact') need(o.spec.sourceRef.namespace === undefined, 'spec.sourceRef.namespace (an ExternalArtifact is in the same namespace)');
   need(isDNS1123Subdomain(o.spec?.sourceRef?.name ?? ''), 'spec.sourceRef.name');
   need(typeof o.spec?.path === 'string' && !o.spec.path.startsWith('/'), 'spec.path (relative)');
   // Runtime Kustomizations orphan what they applied; shard Kustomizations keep Flux's default (MirrorPrune).
@@ -792,19 +840,52 @@ function appSetProblems(o: Rec, file: string): string[] {
 describe('controller requirements', () => {
   const options = resolveGitopsOptions(WRITTEN, 'kcp-system');
   const long: GitopsRuntime = { name: 'q'.repeat(63), runtimeID: 'd0b1c2d3-0000-4000-8000-000000000005', targets: ['skr', 'skr-config', 'kcp', 'garden'], waitFor: [RCC_CRD] };
-  const out = renderGitops([...RUNTIMES, long], options);
+  const out = renderGitops([...RUNTIMES, long], options) as Map<string, Rec>;
 
   it('every Flux Kustomization has what kustomize-controller requires', () => {
     const problems: string[] = [];
     let n = 0;
     for (const [file, obj] of out) {
-      if (file.startsWith('gitops/flux/') && !file.endsWith('/kustomization.yaml')) {
+      if (file.startsWith('gitops/flux/') && obj.kind === 'Kustomization' && obj.apiVersion !== 'kustomize.config.k8s.io/v1beta1') {
         problems.push(...fluxProblems(obj, file));
         n++;
       }
     }
     expect(n).toBe(9); // 8 runtime Kustomizations and the shard's
     expect(problems).toEqual([]);
+  });
+
+  it('every ExternalArtifact a Kustomization reads is cut by its shard\'s ArtifactGenerator, holding the folder the Kustomization applies', () => {
+    const gen = out.get('gitops/flux/generator-all.yaml') as Rec;
+    // The ArtifactGenerator CRD (source-watcher api v1beta1): names, aliases and copy paths by its patterns, at most 1000 artifacts.
+    const ALIAS = /^[a-z0-9]([a-z0-9_-]*[a-z0-9])?$/;
+    expect(gen.spec.sources).toHaveLength(1);
+    expect(ALIAS.test(gen.spec.sources[0].alias)).toBe(true);
+    expect(gen.spec.artifacts.length).toBeLessThanOrEqual(1000);
+    const cut = new Map<string, string>();
+    for (const a of gen.spec.artifacts as Rec[]) {
+      expect(isDNS1123Subdomain(a.name), a.name).toBe(true);
+      expect(a.copy).toHaveLength(1);
+      expect(a.copy[0].from).toMatch(/^@fleet\/dist\/[a-z0-9/.-]+$/); // a folder, no glob: cp -r semantics
+      expect(a.copy[0].to).toBe('@artifact/');
+      cut.set(a.name, a.copy[0].from.replace('@fleet/', ''));
+    }
+    const problems: string[] = [];
+    for (const [file, obj] of out) {
+      if (!file.startsWith('gitops/flux/') || obj.apiVersion !== 'kustomize.toolkit.fluxcd.io/v1') continue;
+      const spec = obj.spec as Rec;
+      const folder = cut.get(spec.sourceRef.name);
+      if (folder === undefined) {
+        problems.push(`${file}: reads ${spec.sourceRef.name}, which no generator cuts`);
+        continue;
+      }
+      // The artifact holds the copied folder under its own name (cp -r <folder> @artifact/).
+      const inArtifact = path.posix.join(folder, '..', spec.path);
+      const expected = /\/shard-/.test(file) ? 'dist/gitops/flux/shards/all' : `dist/runtimes/${obj.metadata.labels['kyma-fleet.dev/runtime']}/${obj.metadata.labels['kyma-fleet.dev/target']}`;
+      if (inArtifact !== expected) problems.push(`${file}: applies ${inArtifact}, expected ${expected}`);
+    }
+    expect(problems).toEqual([]);
+    expect(cut.size).toBe(1 + 3); // the shard's list and the three runtimes
   });
 
   it('every ApplicationSet has what the ApplicationSet controller requires, and every parameter it uses exists', () => {
@@ -859,8 +940,8 @@ describe.skipIf(!hasKubectl)('kubectl kustomize', () => {
 
   it('builds gitops/flux into the shard Kustomizations, and each shard folder into its runtime Kustomizations, unchanged', () => {
     const built = build(out, 'gitops/flux');
-    const expected = [...out].filter(([f]) => /^gitops\/flux\/shard-[^/]+\.yaml$/.test(f)).map(([, o]) => o);
-    const key = (o: any): string => o.metadata.name;
+    const expected = [...out].filter(([f]) => /^gitops\/flux\/(shard|generator)-[^/]+\.yaml$/.test(f)).map(([, o]) => o);
+    const key = (o: any): string => `${o.kind}/${o.metadata.name}`;
     expect([...built].sort((a: any, b: any) => key(a).localeCompare(key(b)))).toStrictEqual(
       [...expected].sort((a: any, b: any) => key(a).localeCompare(key(b))),
     );
@@ -899,7 +980,7 @@ describe('shards', () => {
     const options = resolveGitopsOptions({ shards: 16 }, 'kcp-system');
     const out = renderGitops(many, options);
     const shards = [...new Set(many.map((r) => shardOf(r.name, 16)))].sort();
-    expect((out.get('gitops/flux/kustomization.yaml') as Rec).resources).toEqual(shards.map((s) => `shard-${s}.yaml`));
+    expect((out.get('gitops/flux/kustomization.yaml') as Rec).resources).toEqual(shards.flatMap((s) => [`generator-${s}.yaml`, `shard-${s}.yaml`]).sort());
     for (const s of shards) {
       const mine = many.filter((r) => shardOf(r.name, 16) === s);
       expect((out.get(`gitops/flux/shards/${s}/kustomization.yaml`) as Rec).resources).toEqual(
@@ -907,8 +988,11 @@ describe('shards', () => {
       );
       const ks = out.get(`gitops/flux/shard-${s}.yaml`) as Rec;
       expect(ks.metadata.name).toBe(`kyma-fleet-shard-${s}`);
-      expect(ks.spec.path).toBe(`./dist/gitops/flux/shards/${s}`);
+      expect(ks.spec.sourceRef).toStrictEqual({ kind: 'ExternalArtifact', name: `kyma-fleet-shard-${s}` });
+      expect(ks.spec.path).toBe(`./${s}`);
       expect(ks.spec.prune).toBe(true);
+      const gen = out.get(`gitops/flux/generator-${s}.yaml`) as Rec;
+      expect(gen.spec.artifacts.map((a: Rec) => a.name)).toEqual([`kyma-fleet-shard-${s}`, ...mine.map((r) => `kyma-fleet-runtime-${r.name}`).sort()]);
       for (const r of mine) expect((out.get(`gitops/flux/shards/${s}/${r.name}-skr.yaml`) as Rec).metadata.labels['kyma-fleet.dev/shard']).toBe(s);
     }
   });
@@ -922,7 +1006,7 @@ describe('shards', () => {
     const touched = new Set([shardOf(added.name, 256), shardOf(removed.name, 256)]);
     const changed = [...new Set([...before.keys(), ...after.keys()])].filter((f) => JSON.stringify(before.get(f)) !== JSON.stringify(after.get(f)));
     for (const f of changed) {
-      const shard = /shards\/([0-9a-f]+)\/|shard-([0-9a-f]+)\.yaml/.exec(f);
+      const shard = /shards\/([0-9a-f]+)\/|(?:shard|generator)-([0-9a-f]+)\.yaml/.exec(f);
       const id = shard ? (shard[1] ?? shard[2]) : undefined;
       // The two root lists change only when a shard appears or empties.
       if (id === undefined) expect(['gitops/flux/kustomization.yaml', 'gitops/argocd/kustomization.yaml'], f).toContain(f);

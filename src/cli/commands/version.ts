@@ -33,7 +33,8 @@ export function formatVersionReport(r: VersionReport): string {
     `Node.js    ${r.node}`,
     'made for and tested against:',
     `  Kubernetes  ${s.kubernetes.testedWith} (kube-apiserver built from source, etcd ${s.kubernetes.etcd})`,
-    `  Flux        ${s.flux.kind} ${s.flux.api}; applied in tests with ${moduleList(s.flux.testedWith)}`,
+    `  Flux        ${s.flux.kind} ${s.flux.api}; applied in tests with ${moduleList(s.flux.testedWith)}; delivered by ${s.flux.deliveredWith}`,
+    `              ${s.flux.artifactGenerator.kind} ${s.flux.artifactGenerator.api} (${s.flux.artifactGenerator.schema}): ${s.flux.artifactGenerator.releases}`,
     `  Argo CD     ${s.argocd.kind} ${s.argocd.api}; fields used: ${s.argocd.fieldsUsed.join(', ')}`,
     `              schema: ${s.argocd.schema}; ${s.argocd.releases}`,
   ];
