@@ -6,6 +6,7 @@
 //   npm run bench -- [--sizes 1000,10000[,100000]] [--runs 3]
 //                    [--scenarios validate,cold,noop,one-changed,committed-dist,baseline,baseline-naive,delivery]
 //                    [--seed 42] [--keep] [--quiet-wait SECONDS] [--delivery-runtimes 100[,1000]]
+//                    [--delivery-artifacts per-runtime,whole-source]
 //
 // Scenarios (per fleet size N):
 //   validate        `kyma-fleet validate` without a previous render, empty parse cache (+ an
@@ -927,6 +928,7 @@ function main(): void {
       keep: { type: 'boolean', default: false },
       'quiet-wait': { type: 'string', default: '0' },
       'delivery-runtimes': { type: 'string', default: '100' },
+      'delivery-artifacts': { type: 'string', default: 'per-runtime,whole-source' },
       phases: { type: 'string' }, // internal: the phases child
     },
   });
@@ -980,8 +982,10 @@ function main(): void {
   if (scenarios.has('delivery')) {
     const counts = values['delivery-runtimes']!.split(',').map(Number);
     if (counts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--delivery-runtimes must be positive integers (got ${values['delivery-runtimes']})`);
+    const modes = values['delivery-artifacts']!.split(',').map((m) => m.trim());
+    if (modes.some((m) => m !== 'per-runtime' && m !== 'whole-source')) throw new Error(`--delivery-artifacts: per-runtime and/or whole-source (got ${values['delivery-artifacts']})`);
     for (const n of counts) {
-      for (const artifacts of ['per-runtime', 'whole-source'] as const) {
+      for (const artifacts of modes as Array<'per-runtime' | 'whole-source'>) {
         delivery.push(runDelivery(n, artifacts, seed));
         write();
       }

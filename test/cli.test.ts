@@ -90,7 +90,7 @@ describe('kyma-fleet binary', () => {
       expect(r.code).toBe(1);
       expect(r.errLines).toEqual([
         'fleet/runtimes/bad.yaml:13:12: error at channel: must be lowercase letters only (got "Regular") [E_CHANNEL]',
-        'fleet/runtimes/bad.yaml:17:21: error at extensions.registry-cache.caches[0].upstream: Invalid value: "https://docker.io": drop "https://": an upstream is host[:port], without scheme: write "docker.io" [E_REGCACHE_UPSTREAM]',
+        'fleet/runtimes/bad.yaml:17:21: error at extensions.registry-cache.caches[upstream=https://docker.io].upstream: Invalid value: "https://docker.io": drop "https://": an upstream is host[:port], without scheme: write "docker.io" [E_REGCACHE_UPSTREAM]',
         'fleet: 2 errors',
       ]);
     });

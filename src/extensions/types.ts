@@ -3,6 +3,7 @@
 
 import type { Construct } from 'constructs';
 import type { DocPath, Severity } from '../lib/diagnostics';
+import type { KeyedList } from '../lib/field-path';
 import type { UpstreamPin } from '../lib/supported-versions';
 import type { SnapshotHook } from './snapshot-hook';
 import type { DriftRules, StatusHook } from './status-hook';
@@ -10,13 +11,12 @@ import type { DriftRules, StatusHook } from './status-hook';
 /** A JSON Schema (draft-07 subset that ajv compiles in strict mode). */
 export type JsonSchema = Record<string, unknown>;
 
-/** A list inside an extension's settings that layers merge entry by entry, by `key`. */
-export interface KeyedList {
-  /** Path of the list relative to the extension's settings, e.g. ['caches']. */
-  readonly path: readonly string[];
-  /** Field that identifies an entry, e.g. 'upstream'. */
-  readonly key: string;
-}
+/**
+ * A list inside an extension's settings that layers merge entry by entry, by `key` (path relative
+ * to the extension's settings, e.g. {path: ['caches'], key: 'upstream'}). Diagnostics and `explain`
+ * name its entries by that key (src/lib/field-path.ts).
+ */
+export type { KeyedList };
 
 /** A file of the fleet folder other than the three declaration kinds (rules files, profiles). */
 export interface AuxFile {

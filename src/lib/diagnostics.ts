@@ -1,12 +1,12 @@
 // Diagnostics: the one error currency of every stage. Stages return them, never throw them;
 // only the CLI turns them into text, JSON and an exit code.
 
+import { type DocPath, type FieldNaming, formatSegments, namedSegments } from './field-path';
 import { plainMessage } from './plain-messages';
 
-export type Severity = 'error' | 'warning';
+export type { DocPath, FieldNaming } from './field-path';
 
-/** A path into a YAML document: map keys and list indices. */
-export type DocPath = ReadonlyArray<string | number>;
+export type Severity = 'error' | 'warning';
 
 export interface Diagnostic {
   readonly severity: Severity;
@@ -17,7 +17,7 @@ export interface Diagnostic {
   /** 1-based line and column of the offending node (or of its nearest existing parent). */
   readonly line: number;
   readonly col: number;
-  /** Field path, e.g. modules[0].channel ('' for the whole file). */
+  /** Field path as `explain` writes it, e.g. modules[name=istio].channel ('' for the whole file; ./field-path.ts). */
   readonly field: string;
   readonly message: string;
   /** What only --output json shows: the regular expression a value failed (src/lib/plain-messages.ts). */
@@ -40,17 +40,13 @@ export const ExitCode = {
 /**
  * Renders a document path the way the product contract shows it. Paths of fleet documents drop
  * the leading `spec` (settings live directly under it), so a runtime file reports
- * `modules[0].channel`, a group `settings.channel`.
+ * `modules[name=istio].channel`, a group `settings.channel`. With `naming` (the document's data and
+ * keyed lists: src/validate/field-naming.ts) an entry of a keyed list is named by its key, as
+ * `explain` names it; without, or where the key cannot name it, by its position (./field-path.ts).
  */
-export function formatField(path: DocPath): string {
-  const segments = path[0] === 'spec' ? path.slice(1) : path;
-  let out = '';
-  for (const seg of segments) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else if (/^[A-Za-z0-9_-]+$/.test(seg)) out += out === '' ? seg : `.${seg}`;
-    else out += `[${JSON.stringify(seg)}]`;
-  }
-  return out;
+export function formatField(path: DocPath, naming?: FieldNaming): string {
+  const segments = namedSegments(path, naming);
+  return formatSegments(segments[0] === 'spec' ? segments.slice(1) : segments);
 }
 
 /** Deterministic order: file, line, column, code, message (code-point compare, locale-free). */

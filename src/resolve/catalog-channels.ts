@@ -7,12 +7,13 @@
 
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
-import { type Diagnostic, formatField, quote } from '../lib/diagnostics';
+import { type Diagnostic, quote } from '../lib/diagnostics';
 import { catalogChannelProblem, catalogModuleProblem } from '../validate/catalog-rules';
 import type { FleetModel } from '../validate/model';
 import { moduleCatalogOf } from '../validate/module-catalog';
 import { channelProblem } from '../validate/settings-rules';
-import type { Assignment, ResolvedRuntime } from './resolve';
+import { type Assignment, type ResolvedRuntime } from './resolve';
+import { sourceField } from './source-field';
 
 export function checkCatalogResolved(model: FleetModel, r: ResolvedRuntime, out: Diagnostic[], extensions: readonly ExtensionPlugin<any>[] = EXTENSIONS): void {
   const { catalog } = moduleCatalogOf(model.files);
@@ -20,7 +21,7 @@ export function checkCatalogResolved(model: FleetModel, r: ResolvedRuntime, out:
   // A channel no module offers is reported where it is set (../validate/catalog-rules.ts).
   if (!catalog || channel === undefined || channelProblem(channel) !== undefined || !catalog.channels.includes(channel)) return;
   const at = (a: Assignment | undefined, what: string): Pick<Diagnostic, 'file' | 'line' | 'col' | 'field'> => {
-    if (a && a.source.kind === 'layer') return { file: a.source.file, line: a.source.line, col: a.source.col, field: formatField(a.source.docPath) };
+    if (a && a.source.kind === 'layer') return { file: a.source.file, line: a.source.line, col: a.source.col, field: sourceField(model, r, a.source, extensions) };
     const pos = r.runtime.positions.valueAt(['metadata', 'name']);
     return { file: r.runtime.file, line: pos.line, col: pos.col, field: what };
   };

@@ -6,13 +6,20 @@
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin, KeyedList } from '../extensions/types';
 import { cmp, type Diagnostic, type DocPath, formatField, quote } from '../lib/diagnostics';
+import { type FieldSegment, formatSegments } from '../lib/field-path';
 import { selectorMatches } from '../lib/labels';
+import { layerNaming, settingsKeyedLists } from '../validate/field-naming';
 import type { FleetModel, GroupDeclaration, Layer, LayerKind, RuntimeDeclaration } from '../validate/model';
 
 type Rec = Record<string, unknown>;
 
 /** Marks a path segment that names an entry of a keyed list: KEYED + field + '=' + key. */
 const KEYED = '\u0001';
+
+/** The resolved path segment of an entry of a keyed list (displayPath writes it as [field=key]). */
+function keyedSegment(field: string, entry: Rec): string {
+  return `${KEYED}${field}=${String(entry[field])}`;
+}
 
 export type Source =
   | {
@@ -83,11 +90,9 @@ export interface ResolveResult {
   readonly diagnostics: Diagnostic[];
 }
 
-export function keyedListsOf(extensions: readonly ExtensionPlugin<any>[]): KeyedList[] {
-  return [
-    { path: ['modules'], key: 'name' },
-    ...extensions.flatMap((e) => e.keyedLists.map((k) => ({ path: ['extensions', e.name, ...k.path], key: k.key }))),
-  ];
+/** The keyed lists of the settings (the same list names the entries in diagnostics: ../validate/field-naming.ts). */
+export function keyedListsOf(extensions: readonly ExtensionPlugin<any>[]): readonly KeyedList[] {
+  return settingsKeyedLists(extensions);
 }
 
 const pathKey = (path: readonly string[]): string => path.join('\u0000');
@@ -112,7 +117,7 @@ export function flattenLayer(layer: Layer, specs: readonly KeyedList[]): Assignm
     const spec = Array.isArray(value) ? keyedSpecAt(path, specs) : undefined;
     if (spec && Array.isArray(value)) {
       value.forEach((entry, i) => {
-        if (isRec(entry)) visit(entry, [...path, `${KEYED}${spec.key}=${String(entry[spec.key])}`], [...docPath, i]);
+        if (isRec(entry)) visit(entry, [...path, keyedSegment(spec.key, entry)], [...docPath, i]);
       });
       return;
     }
@@ -168,7 +173,7 @@ export function resolveFleet(model: FleetModel, extensions: readonly ExtensionPl
       let j = i;
       while (j < groups.length && groups[j]!.priority === groups[i]!.priority) j++;
       const tier = groups.slice(i, j);
-      if (tier.length > 1) checkTierConflicts(tier, flatOf, runtime, diagnostics, reportedConflicts);
+      if (tier.length > 1) checkTierConflicts(tier, flatOf, runtime, diagnostics, reportedConflicts, extensions);
       for (const g of tier) apply(keyedFlatOf(g.layer));
       i = j;
     }
@@ -186,6 +191,7 @@ function checkTierConflicts(
   runtime: RuntimeDeclaration,
   sink: Diagnostic[],
   reported: Set<string>,
+  extensions: readonly ExtensionPlugin<any>[],
 ): void {
   const first = new Map<string, { group: GroupDeclaration; a: Assignment }>();
   for (const group of tier) {
@@ -208,7 +214,7 @@ function checkTierConflicts(
         file: src.file,
         line: src.line,
         col: src.col,
-        field: formatField(src.docPath),
+        field: formatField(src.docPath, layerNaming(group.layer, extensions)),
         message:
           `set to ${quote(a.value)} here and to ${quote(prev.a.value)} by group ${quote(prev.group.name)} (${other.file}:${other.line}:${other.col}); ` +
           `both groups have priority ${group.priority} and match runtime ${quote(runtime.name)}: give one a higher priority or make them agree`,
@@ -322,7 +328,7 @@ function flattenValue(value: unknown, base: string[], specs: readonly KeyedList[
     }
     const spec = Array.isArray(v) ? keyedSpecAt(path, specs) : undefined;
     if (spec && Array.isArray(v)) {
-      for (const entry of v) if (isRec(entry)) visit(entry, [...path, `${KEYED}${spec.key}=${String(entry[spec.key])}`]);
+      for (const entry of v) if (isRec(entry)) visit(entry, [...path, keyedSegment(spec.key, entry)]);
       return;
     }
     out.push({ path, value: v });
@@ -331,14 +337,17 @@ function flattenValue(value: unknown, base: string[], specs: readonly KeyedList[
   return out;
 }
 
-/** Human form of a resolved path: extensions.<extension>.caches[upstream=docker.io].volume.size */
+/**
+ * Human form of a resolved path: extensions.<extension>.caches[upstream=docker.io].volume.size,
+ * written by the formatter diagnostics use (../lib/field-path.ts).
+ */
 export function displayPath(path: readonly string[]): string {
-  let out = '';
-  for (const seg of path) {
-    if (seg.startsWith(KEYED)) out += `[${seg.slice(1)}]`;
-    else out += out === '' ? seg : `.${seg}`;
-  }
-  return out;
+  const segments: FieldSegment[] = path.map((seg) => {
+    if (!seg.startsWith(KEYED)) return seg;
+    const eq = seg.indexOf('=');
+    return { key: seg.slice(1, eq), value: seg.slice(eq + 1) };
+  });
+  return formatSegments(segments);
 }
 
 /**
@@ -353,7 +362,7 @@ export function toResolvedSegments(config: Rec, extension: string, path: DocPath
       const spec = keyedSpecAt(out, specs);
       const entry = node[seg];
       if (spec && isRec(entry)) {
-        out.push(`${KEYED}${spec.key}=${String(entry[spec.key])}`);
+        out.push(keyedSegment(spec.key, entry));
         node = entry;
         continue;
       }

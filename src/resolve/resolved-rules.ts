@@ -4,17 +4,23 @@
 
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin, RuleReporter } from '../extensions/types';
-import { type Diagnostic, formatField, quote } from '../lib/diagnostics';
+import { type Diagnostic, quote } from '../lib/diagnostics';
 import { selectorMatches } from '../lib/labels';
 import type { FleetModel } from '../validate/model';
 import { checkCatalogResolved } from './catalog-channels';
 import { type Assignment, findAssignment, keyedListsOf, type ResolvedRuntime, type Source, toResolvedSegments } from './resolve';
+import { sourceField } from './source-field';
 
 /** Locates a resolved path through provenance; defaults are reported on the runtime's name. */
-function locate(resolved: ResolvedRuntime, segments: readonly string[]): Pick<Diagnostic, 'file' | 'line' | 'col' | 'field'> & { source?: Source } {
+function locate(
+  model: FleetModel,
+  resolved: ResolvedRuntime,
+  segments: readonly string[],
+  extensions: readonly ExtensionPlugin<any>[],
+): Pick<Diagnostic, 'file' | 'line' | 'col' | 'field'> & { source?: Source } {
   const a: Assignment | undefined = findAssignment(resolved.assignments, segments);
   if (a && a.source.kind === 'layer') {
-    return { file: a.source.file, line: a.source.line, col: a.source.col, field: formatField(a.source.docPath), source: a.source };
+    return { file: a.source.file, line: a.source.line, col: a.source.col, field: sourceField(model, resolved, a.source, extensions), source: a.source };
   }
   const pos = resolved.runtime.positions.valueAt(['metadata', 'name']);
   return { file: resolved.runtime.file, line: pos.line, col: pos.col, field: 'metadata.name' };
@@ -35,7 +41,7 @@ export function checkResolved(
   const out: Diagnostic[] = [];
   const specs = keyedListsOf(extensions);
   for (const r of runtimes) {
-    checkPolicies(model, r, out);
+    checkPolicies(model, r, out, extensions);
     checkCatalogResolved(model, r, out, extensions);
     if (r.settings.channel === undefined) {
       const pos = r.runtime.positions.valueAt(['spec']);
@@ -51,7 +57,7 @@ export function checkResolved(
     }
     for (const [name, ext] of Object.entries(r.settings.extensions)) {
       if (ext.state === 'unset') {
-        const where = locate(r, ['extensions', name]);
+        const where = locate(model, r, ['extensions', name], extensions);
         out.push({
           severity: 'warning',
           code: 'W_EXTENSION_NOT_ENABLED',
@@ -63,7 +69,7 @@ export function checkResolved(
       if (ext.state !== 'enabled' || !plugin) continue;
       const reporter: RuleReporter = {
         report(path, code, message, options) {
-          const where = locate(r, toResolvedSegments(ext.config, name, path, specs));
+          const where = locate(model, r, toResolvedSegments(ext.config, name, path, specs), extensions);
           const suffix = where.source ? '' : ` (a default of ${name})`;
           out.push({ severity: options?.severity ?? 'error', code, file: where.file, line: where.line, col: where.col, field: where.field, message: message + suffix });
         },
@@ -83,13 +89,13 @@ export function checkResolved(
 }
 
 /** Fleet policies: an overlay may not switch off an extension a policy requires. */
-function checkPolicies(model: FleetModel, r: ResolvedRuntime, out: Diagnostic[]): void {
+function checkPolicies(model: FleetModel, r: ResolvedRuntime, out: Diagnostic[], extensions: readonly ExtensionPlugin<any>[]): void {
   for (const policy of model.options.policies) {
     if (!selectorMatches(policy.selector, r.runtime.labels)) continue;
     for (const ext of policy.requireExtensions) {
       const state = r.settings.extensions[ext]?.state ?? 'unset';
       if (state === 'enabled') continue;
-      const where = locate(r, ['extensions', ext, 'enabled']);
+      const where = locate(model, r, ['extensions', ext, 'enabled'], extensions);
       const how = state === 'disabled' ? 'it is disabled here' : 'no layer enables it';
       out.push({
         severity: 'error',

@@ -4,7 +4,7 @@
 // checks across files (duplicate runtime names, IDs and Shoots). Diagnostics, never throws.
 
 import type { ExtensionPlugin, RuleReporter } from '../extensions/types';
-import { appendAll, cmp, type Diagnostic, type DocPath, formatField, quote } from '../lib/diagnostics';
+import { appendAll, cmp, type Diagnostic, type DocPath, type FieldNaming, formatField, quote } from '../lib/diagnostics';
 import { isDNS1123Label } from '../lib/k8s-names';
 import { gitopsOptionProblems, resolveGitopsOptions } from '../gitops/gitops';
 import { parseSkrServerPattern } from '../lib/skr-servers';
@@ -14,6 +14,7 @@ import { type FleetOptions, type GroupDeclaration, type Layer, type Policy, type
 import { PositionIndex } from '../lib/yaml/positions';
 import { API_VERSION, type FleetKind, SETTINGS_PATH } from './schema';
 import { readRolloutOptions } from './rollout-options';
+import { documentNaming } from './field-naming';
 import { checkDocumentSchema } from './schema-check';
 import { MODULE_NAME_PATTERN } from './settings-rules';
 import { scanValues } from './value-scan';
@@ -25,13 +26,16 @@ export const SETTINGS_KEYS = ['channel', 'modules', 'extensions'];
 
 export type Rec = Record<string, unknown>;
 
-/** A reporter that turns paths relative to `base` into positioned diagnostics of one file. */
-export function reporterFor(file: string, positions: PositionIndex, base: DocPath, sink: Diagnostic[]): RuleReporter {
+/**
+ * A reporter that turns paths relative to `base` into positioned diagnostics of one file; with
+ * `naming` (./field-naming.ts) list entries are named by their key, as `explain` names them.
+ */
+export function reporterFor(file: string, positions: PositionIndex, base: DocPath, sink: Diagnostic[], naming?: FieldNaming): RuleReporter {
   return {
     report(path, code, message, options) {
       const full = [...base, ...path];
       const pos = options?.at === 'key' ? positions.keyAt(full) : positions.valueAt(full);
-      sink.push({ severity: options?.severity ?? 'error', code, file, line: pos.line, col: pos.col, field: formatField(full), message });
+      sink.push({ severity: options?.severity ?? 'error', code, file, line: pos.line, col: pos.col, field: formatField(full, naming), message });
     },
   };
 }
@@ -63,11 +67,13 @@ export interface DocumentCheck {
 
 /** Header, schema and string checks of one document. */
 export function checkDocument(doc: LoadedDocument, extensions: readonly ExtensionPlugin<any>[], sink: Diagnostic[]): DocumentCheck {
+  const data = doc.data;
+  // List entries named by their key (as the schema's findings name them: secretPaths below).
+  const naming = documentNaming(doc.expectedKind, data, extensions);
   const report = (path: DocPath, code: string, message: string, at: 'key' | 'value' = 'value'): void => {
     const pos = at === 'key' ? doc.positions.keyAt(path) : doc.positions.valueAt(path);
-    sink.push({ severity: 'error', code, file: doc.file, line: pos.line, col: pos.col, field: formatField(path), message });
+    sink.push({ severity: 'error', code, file: doc.file, line: pos.line, col: pos.col, field: formatField(path, naming), message });
   };
-  const data = doc.data;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     report([], 'E_TYPE', `a fleet file must be a map with apiVersion, kind, metadata and spec (got ${Array.isArray(data) ? 'a list' : quote(data)})`);
     return { valid: false, schemaFields: [] };
@@ -87,7 +93,7 @@ export function checkDocument(doc: LoadedDocument, extensions: readonly Extensio
   const secretPaths = new Set<string>();
   for (const f of findings) {
     report(f.path, f.code, f.message, f.code === 'E_SECRET_INLINE' ? 'key' : 'value');
-    if (f.code === 'E_SECRET_INLINE') secretPaths.add(formatField(f.path));
+    if (f.code === 'E_SECRET_INLINE') secretPaths.add(formatField(f.path, naming));
     ok = false;
   }
   if (rec.apiVersion !== API_VERSION || rec.kind !== doc.expectedKind) return { valid: false, schemaFields: [] };

@@ -5,9 +5,10 @@
 // selector, naming the labels the nearest runtimes do carry for the keys the selector asks about.
 // Only over the whole fleet: a part or shard of a large run sees some runtimes only.
 
-import type { Diagnostic } from '../lib/diagnostics';
+import { type Diagnostic, formatField } from '../lib/diagnostics';
 import { type LabelSelector, type LabelSelectorRequirement, selectorMatches } from '../lib/labels';
 import type { PositionIndex } from '../lib/yaml/positions';
+import { fleetSpecNaming } from './field-naming';
 import type { FleetModel, GroupDeclaration } from './model';
 
 /** A runtime as the check sees it: its name and labels. */
@@ -29,11 +30,15 @@ interface SelectorSite {
 /** Every group, policy and rollout ring selector of the model that matches none of `runtimes`. */
 export function emptySelectorWarnings(model: FleetModel, runtimes: readonly LabelledRuntime[]): Diagnostic[] {
   const sites: SelectorSite[] = groupSites(model.groups);
+  // Policies and rings named by their name, as every diagnostic of fleet.yaml names them.
+  const naming = fleetSpecNaming(model.options.spec);
+  const fleetSite = (what: string, selector: LabelSelector, path: ReadonlyArray<string | number>): SelectorSite =>
+    ({ what, selector, file: model.fleetFile, positions: model.fleetPositions, path, field: formatField(path, naming) });
   for (const p of model.options.policies) {
-    sites.push({ what: `policy ${JSON.stringify(p.name)}`, selector: p.selector, file: model.fleetFile, positions: model.fleetPositions, path: ['spec', 'policies', p.index, 'selector'], field: `policies[${p.index}].selector` });
+    sites.push(fleetSite(`policy ${JSON.stringify(p.name)}`, p.selector, ['spec', 'policies', p.index, 'selector']));
   }
   (model.options.rollout?.rings ?? []).forEach((ring, i) => {
-    sites.push({ what: `rollout ring ${JSON.stringify(ring.name)}`, selector: ring.selector, file: model.fleetFile, positions: model.fleetPositions, path: ['spec', 'rollout', 'rings', i, 'selector'], field: `rollout.rings[${i}].selector` });
+    sites.push(fleetSite(`rollout ring ${JSON.stringify(ring.name)}`, ring.selector, ['spec', 'rollout', 'rings', i, 'selector']));
   });
   return unmatched(sites, runtimes, `the ${runtimes.length} runtimes of the fleet`);
 }

@@ -6,6 +6,7 @@
 import type { AuxFile } from '../extensions/types';
 import { cmp, type Diagnostic, type DocPath, formatField, quote } from '../lib/diagnostics';
 import { parseFleetYaml } from '../lib/yaml/parse-yaml';
+import { catalogNaming } from './field-naming';
 import { API_VERSION } from './schema';
 import { CHANNEL_PATTERN, MODULE_NAME_PATTERN } from './settings-rules';
 
@@ -60,11 +61,12 @@ export function parseModuleCatalog(bytes: Uint8Array, file: string): { catalog?:
   const parsed = parseFleetYaml(bytes, file);
   const diagnostics: Diagnostic[] = parsed.diagnostics.filter((d) => d.severity === 'error');
   if (parsed.data === undefined || diagnostics.length > 0) return { diagnostics };
+  const data = parsed.data;
+  const naming = catalogNaming(data);
   const problem = (path: DocPath, message: string): void => {
     const pos = parsed.positions.valueAt(path);
-    diagnostics.push({ severity: 'error', code: 'E_CATALOG', file, line: pos.line, col: pos.col, field: formatField(path), message });
+    diagnostics.push({ severity: 'error', code: 'E_CATALOG', file, line: pos.line, col: pos.col, field: formatField(path, naming), message });
   };
-  const data = parsed.data;
   if (!isRec(data) || data.apiVersion !== API_VERSION || data.kind !== CATALOG_KIND) {
     problem([], `the module catalog must have apiVersion ${API_VERSION} and kind ${CATALOG_KIND}; rewrite it with kyma-fleet catalog refresh`);
     return { diagnostics };

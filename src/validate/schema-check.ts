@@ -9,7 +9,8 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { sha256 } from '../lib/digest';
 import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
-import { type Diagnostic, type DocPath, formatField, quote } from '../lib/diagnostics';
+import { type Diagnostic, type DocPath, type FieldNaming, formatField, quote } from '../lib/diagnostics';
+import { documentNaming } from './field-naming';
 import { closestMatch, editDistance } from '../lib/suggest';
 import type { PositionIndex } from '../lib/yaml/positions';
 import { type FleetKind, schemaFor } from './schema';
@@ -108,8 +109,9 @@ export function checkDocumentSchema(
   const validate = validators(extensions)[kind];
   if (validate(data)) return [];
   const out: Diagnostic[] = [];
+  const naming = documentNaming(kind, data, extensions);
   for (const e of validate.errors ?? []) {
-    const d = translate(e, file, positions, extensions);
+    const d = translate(e, file, positions, extensions, naming);
     if (d) out.push(d);
   }
   return out;
@@ -129,11 +131,12 @@ function translate(
   file: string,
   positions: PositionIndex,
   extensions: readonly ExtensionPlugin<any>[],
+  naming: FieldNaming,
 ): Diagnostic | undefined {
   const path = pathOf(e.instancePath);
   const diag = (code: string, at: DocPath, message: string, where: 'key' | 'value' = 'value'): Diagnostic => {
     const pos = where === 'key' ? positions.keyAt(at) : positions.valueAt(at);
-    return { severity: 'error', code, file, line: pos.line, col: pos.col, field: formatField(at), message };
+    return { severity: 'error', code, file, line: pos.line, col: pos.col, field: formatField(at, naming), message };
   };
   switch (e.keyword) {
     case 'required': {

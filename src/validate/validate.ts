@@ -13,6 +13,7 @@ import { SETTINGS_PATH } from './schema';
 import { checkExtensionModulesAgainstCatalog, checkLayerAgainstCatalog } from './catalog-rules';
 import { moduleCatalogOf } from './module-catalog';
 import { emptySelectorWarnings } from './empty-selectors';
+import { fleetSpecNaming, layerNaming } from './field-naming';
 import { gitTrackedFiles } from './git-tracked';
 import { checkCoreSettings } from './settings-rules';
 import { type DocumentCheck, type TrackedFiles, type Rec, checkDocument, checkUniqueness, pickSettings, readFleetOptions, readGroup, readRuntime, reporterFor, salvagedLayer } from './documents';
@@ -64,8 +65,10 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
   const fleetSpec = (fleetData?.spec as Rec | undefined) ?? {};
   const fleetFile = loaded.fleet?.file ?? `${loaded.displayRoot}/fleet.yaml`;
   const fleetPositions = loaded.fleet?.positions;
+  // Entries of fleet.yaml's keyed lists (rollout rings, policies, ...) named by their key.
+  const fleetNaming = fleetSpecNaming(fleetSpec, extensions);
   const beforeOptions = diagnostics.length;
-  const optionsOfFleet = fleetData && fleetPositions ? readFleetOptions(fleetSpec, extensions, reporterFor(fleetFile, fleetPositions, ['spec'], diagnostics)) : undefined;
+  const optionsOfFleet = fleetData && fleetPositions ? readFleetOptions(fleetSpec, extensions, reporterFor(fleetFile, fleetPositions, ['spec'], diagnostics, fleetNaming)) : undefined;
   // A broken fleet-wide option (e.g. a policy naming an unknown extension) would cascade into
   // every runtime's cross-layer checks; report it alone.
   if (diagnostics.slice(beforeOptions).some((d) => d.severity === 'error')) complete = false;
@@ -74,7 +77,7 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
   // fleet has one: module names and channels are checked against it (./catalog-rules.ts).
   const { catalog, diagnostics: catalogProblems } = moduleCatalogOf(loaded.files);
   appendAll(diagnostics, catalogProblems);
-  if (catalog && fleetData && fleetPositions) checkExtensionModulesAgainstCatalog(fleetSpec, reporterFor(fleetFile, fleetPositions, ['spec'], diagnostics), catalog);
+  if (catalog && fleetData && fleetPositions) checkExtensionModulesAgainstCatalog(fleetSpec, reporterFor(fleetFile, fleetPositions, ['spec'], diagnostics, fleetNaming), catalog);
   const extensionModules = new Map<string, string>();
   for (const e of extensions) {
     const m = fleetOptions.extensionModules[e.name];
@@ -91,7 +94,7 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
       e.prepare({
         fleetSpec,
         files: loaded.files,
-        fleetReporter: fleetPositions ? reporterFor(fleetFile, fleetPositions, ['spec'], diagnostics) : { report() {} },
+        fleetReporter: fleetPositions ? reporterFor(fleetFile, fleetPositions, ['spec'], diagnostics, fleetNaming) : { report() {} },
         reportInFile(relPath, line, col, code, message) {
           const file = loaded.files.get(relPath)?.file ?? `${loaded.displayRoot}/${relPath}`;
           diagnostics.push({ severity: 'error', code, file, line, col, field: '', message });
@@ -121,14 +124,15 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
     runLayerRules(layer, diagnostics);
   };
   const runLayerRules = (layer: Layer, diagnostics: Diagnostic[]): void => {
-    const reporter = reporterFor(layer.file, layer.positions, layer.settingsPath, diagnostics);
+    const naming = layerNaming(layer, extensions);
+    const reporter = reporterFor(layer.file, layer.positions, layer.settingsPath, diagnostics, naming);
     checkCoreSettings(layer.settings, reporter, { extensionModules });
     if (catalog) checkLayerAgainstCatalog(layer.settings, reporter, catalog);
     const exts = (layer.settings.extensions ?? {}) as Rec;
     for (const e of extensions) {
       const value = exts[e.name];
       if (!e.validateLayer || value === undefined || value === null || typeof value !== 'object') continue;
-      e.validateLayer(value as Rec, reporterFor(layer.file, layer.positions, [...layer.settingsPath, 'extensions', e.name], diagnostics), {
+      e.validateLayer(value as Rec, reporterFor(layer.file, layer.positions, [...layer.settingsPath, 'extensions', e.name], diagnostics, naming), {
         state: extensionState.get(e.name),
         files: loaded.files,
         now: options.now,

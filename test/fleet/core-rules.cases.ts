@@ -34,19 +34,19 @@ export const CORE_CASES: readonly CoreCase[] = [
     "fleet/runtimes/bad.yaml:15:13: error at modules[1].name: Duplicate value: \"serverless\" (first defined at modules[0]) [E_MODULE_DUPLICATE]",
   ] },
   { name: 'module name outside the catalog pattern', files: bad('  modules:\n    - name: registrycache_1\n'), expect: [
-    "fleet/runtimes/bad.yaml:14:13: error at modules[0].name: must be the name of a module: lowercase words of at least 3 letters joined by '-', so no module can have this name (got \"registrycache_1\") [E_MODULE_NAME]",
+    "fleet/runtimes/bad.yaml:14:13: error at modules[name=registrycache_1].name: must be the name of a module: lowercase words of at least 3 letters joined by '-', so no module can have this name (got \"registrycache_1\") [E_MODULE_NAME]",
   ] },
   { name: 'extension module listed as a regular module', files: bad('  modules:\n    - name: registry-cache\n'), expect: [
-    "fleet/runtimes/bad.yaml:14:13: error at modules[0].name: module \"registry-cache\" is added by extensions.registry-cache; enable the extension instead of listing the module [E_MODULE_MANAGED_BY_EXTENSION]",
+    "fleet/runtimes/bad.yaml:14:13: error at modules[name=registry-cache].name: module \"registry-cache\" is added by extensions.registry-cache; enable the extension instead of listing the module [E_MODULE_MANAGED_BY_EXTENSION]",
   ] },
   { name: 'module channel none', files: bad('  modules:\n    - name: serverless\n      channel: none\n'), expect: [
-    "fleet/runtimes/bad.yaml:15:16: error at modules[0].channel: invalid configuration in Kyma spec.modules for module serverless: Channel \"none\" is not allowed [E_CHANNEL]",
+    "fleet/runtimes/bad.yaml:15:16: error at modules[name=serverless].channel: invalid configuration in Kyma spec.modules for module serverless: Channel \"none\" is not allowed [E_CHANNEL]",
   ] },
   { name: 'customResourcePolicy not in the enum', files: bad('  modules:\n    - name: serverless\n      customResourcePolicy: Delete\n'), expect: [
-    "fleet/runtimes/bad.yaml:15:29: error at modules[0].customResourcePolicy: Unsupported value: \"Delete\": supported values: \"CreateAndDelete\", \"Ignore\" [E_ENUM]",
+    "fleet/runtimes/bad.yaml:15:29: error at modules[name=serverless].customResourcePolicy: Unsupported value: \"Delete\": supported values: \"CreateAndDelete\", \"Ignore\" [E_ENUM]",
   ] },
   { name: 'module version', files: bad('  modules:\n    - name: serverless\n      version: 1.2.3\n'), expect: [
-    "fleet/runtimes/bad.yaml:15:7: error at modules[0].version: unknown field \"version\": Kyma does not accept module versions (the field is pruned); pin a channel instead [E_UNKNOWN_FIELD]",
+    "fleet/runtimes/bad.yaml:15:7: error at modules[name=serverless].version: unknown field \"version\": Kyma does not accept module versions (the field is pruned); pin a channel instead [E_UNKNOWN_FIELD]",
   ] },
   { name: 'module without name', files: bad('  modules:\n    - channel: fast\n'), expect: [
     "fleet/runtimes/bad.yaml:14:7: error at modules[0].name: Required value: field is required [E_REQUIRED]",
@@ -108,7 +108,7 @@ export const CORE_CASES: readonly CoreCase[] = [
     "fleet/fleet.yml:1:1: error: fleet files end in .yaml; rename fleet.yml to fleet.yaml [E_FILE_EXTENSION]",
   ] },
   { name: 'policy requiring an unknown extension', files: {}, replace: [['fleet.yaml', '        - falco\n', '        - falko\n']], expect: [
-    "fleet/fleet.yaml:33:11: error at policies[0].requireExtensions[0]: unknown extension \"falko\"; supported: registry-cache, falco, lakom [E_EXTENSION_UNKNOWN]",
+    "fleet/fleet.yaml:33:11: error at policies[name=production-runs-falco].requireExtensions[0]: unknown extension \"falko\"; supported: registry-cache, falco, lakom [E_EXTENSION_UNKNOWN]",
   ] },
   { name: 'extensionModules true', files: {}, replace: [['fleet.yaml', '  kim:\n', '  extensionModules:\n    falco: true\n  kim:\n']], expect: [
     "fleet/fleet.yaml:12:12: error at extensionModules.falco: must be a module name or false (got true) [E_TYPE]",

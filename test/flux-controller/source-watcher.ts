@@ -81,14 +81,22 @@ export class SourceWatcherStandIn {
   async round(): Promise<void> {
     const res = await this.kcp.request('GET', GENERATORS);
     if (res.status !== 200) throw new Error(`list ArtifactGenerators: ${res.status} ${res.body.slice(0, 300)}`);
+    // the sources' revisions, read once per pass (upstream watches them)
+    const revisions = new Map<string, string | undefined>();
+    const revisionOf = async (ns: string, name: string): Promise<string | undefined> => {
+      const key = `${ns}/${name}`;
+      if (!revisions.has(key)) {
+        const repo = await this.kcp.request('GET', `/apis/source.toolkit.fluxcd.io/v1/namespaces/${ns}/gitrepositories/${name}`);
+        // upstream: SourceFetchFailed, retried
+        revisions.set(key, repo.status === 200 ? ((JSON.parse(repo.body) as Obj).status?.artifact?.revision as string | undefined) : undefined);
+      }
+      return revisions.get(key);
+    };
     for (const gen of (JSON.parse(res.body) as { items: Obj[] }).items) {
       if (gen.metadata.deletionTimestamp) continue;
       const src = gen.spec.sources[0] as { kind: string; name: string; namespace?: string };
       if (gen.spec.sources.length !== 1 || src.kind !== 'GitRepository') throw new Error(`${gen.metadata.name}: the stand-in reads one GitRepository source`);
-      const ns = src.namespace ?? gen.metadata.namespace;
-      const repo = await this.kcp.request('GET', `/apis/source.toolkit.fluxcd.io/v1/namespaces/${ns}/gitrepositories/${src.name}`);
-      if (repo.status !== 200) continue; // upstream: SourceFetchFailed, retried
-      const revision = (JSON.parse(repo.body) as Obj).status?.artifact?.revision as string | undefined;
+      const revision = await revisionOf(src.namespace ?? gen.metadata.namespace, src.name);
       if (!revision) continue;
       const key = `${gen.metadata.namespace}/${gen.metadata.name}`;
       const state = `${gen.metadata.generation}|${revision}`;

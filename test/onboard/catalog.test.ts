@@ -196,7 +196,7 @@ describe('validation against the catalog', () => {
       fx.replace(CATALOG, '    - name: istio', '    - name: Istio');
       const r = await fx.validate();
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/fleet\/catalog\/modules\.yaml:14:13: error at modules\[4\]\.name: must be a module name .*\(got "Istio"\) \[E_CATALOG\]/);
+      expect(r.stderr).toMatch(/fleet\/catalog\/modules\.yaml:14:13: error at modules\[name=Istio\]\.name: must be a module name .*\(got "Istio"\) \[E_CATALOG\]/);
     } finally {
       fx.cleanup();
     }

@@ -30,6 +30,7 @@ import { rulesConfigMapName } from '../../src/extensions/falco/names';
 import { parseFalcoProfile } from '../../src/extensions/falco/profile';
 import { renderFalco } from '../../src/extensions/falco/render';
 import type { Diagnostic } from '../../src/lib/diagnostics';
+import { resolveField } from '../../src/lib/field-path';
 import { NOW } from '../helpers/fleet-fixture';
 import { describeWithFalco } from './describe-with-oracle';
 import { type ExtensionVerdict, extensionVerdicts, shrink } from './extension-verdicts';
@@ -235,10 +236,12 @@ function stricterRule(d: Diagnostic, setting: Rec): string | undefined {
   // A value on a destination that a layer disables never reaches the providerConfig; nor does the
   // other half of a duplicate name one of whose entries is disabled.
   const destinations = (setting.destinations as Rec[] | undefined) ?? [];
-  const m = /^extensions\.falco\.destinations\[(\d+)\]/.exec(d.field);
+  // The entry's position: diagnostics name a destination by its name where that is unique (as explain does).
+  const at = d.field.startsWith('extensions.falco.') ? resolveField(d.field.slice('extensions.falco.'.length), setting) : undefined;
+  const m = at?.[0] === 'destinations' && typeof at[1] === 'number' ? at[1] : undefined;
   const disabledEntry = STRICTER.find((s) => s.code === 'E_FALCO_DISABLED_ENTRY')!.rule;
-  if (m && destinations[Number(m[1])]?.enabled === false) return disabledEntry;
-  if (m && /^duplicate entry/.test(d.message) && destinations.some((x) => x.name === destinations[Number(m[1])]?.name && x.enabled === false)) return disabledEntry;
+  if (m !== undefined && destinations[m]?.enabled === false) return disabledEntry;
+  if (m !== undefined && /^duplicate entry/.test(d.message) && destinations.some((x) => x.name === destinations[m]?.name && x.enabled === false)) return disabledEntry;
   // A custom rule written with upstream's resourceName has neither of the fleet's fields: the same refusal as its unknown field.
   const c = /^extensions\.falco\.rules\.custom\[(\d+)\]$/.exec(d.field);
   const custom = c ? ((setting.rules as { custom?: Rec[] } | undefined)?.custom?.[Number(c[1])] ?? {}) : undefined;

@@ -19,6 +19,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/lib/diagnostics';
+import { formatSegments, resolveField } from '../../src/lib/field-path';
 import { describeWithOracle } from './describe-with-oracle';
 import { Oracle } from './oracle';
 import {
@@ -192,11 +193,19 @@ const settingArb: fc.Arbitrary<Setting> = fc
 const PREFIX = 'extensions.registry-cache.';
 const UPSTREAM_PREFIX = 'spec.extensions[0].providerConfig.';
 
-/** `caches[1].volume.size` → ['caches', 1, 'volume', 'size']. */
+/** An upstream field `caches[1].volume.size` → ['caches', 1, 'volume', 'size']. */
 function parseField(field: string): (string | number)[] {
   const out: (string | number)[] = [];
   for (const m of field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
   return out;
+}
+
+/**
+ * A kyma-fleet diagnostic's field below the extension as a path into the setting: it names a cache
+ * by its upstream (`caches[upstream=docker.io].volume.size`, as explain does), upstream counts.
+ */
+function ourPath(d: Diagnostic, setting: Setting): (string | number)[] {
+  return d.field.startsWith(PREFIX) ? (resolveField(d.field.slice(PREFIX.length), setting) ?? []) : [];
 }
 
 function valueAt(root: unknown, p: readonly (string | number)[]): unknown {
@@ -239,7 +248,7 @@ interface Judged {
 
 /** Upstream on the offending value alone, in an otherwise valid providerConfig. */
 async function probeAlone(oracle: Oracle, d: Diagnostic, setting: Setting): Promise<{ refuses?: boolean; messages: string[] }> {
-  const rel = parseField(d.field.slice(PREFIX.length));
+  const rel = ourPath(d, setting);
   if (d.code === 'E_REGCACHE_NO_CACHES') {
     const r = await oracle.ask('registry-cache/validate-config', { providerConfig: providerConfigOf([]) });
     return { refuses: r.fieldErrors.length > 0, messages: r.fieldErrors.map((e) => e.error) };
@@ -271,7 +280,7 @@ const DISABLED_ENTRY_RULE = {
 };
 
 function stricterRuleOf(d: Diagnostic, setting: Setting): string | undefined {
-  const rel = parseField(d.field.slice(PREFIX.length));
+  const rel = ourPath(d, setting);
   if (rel[0] === 'caches' && typeof rel[1] === 'number' && setting.caches?.[rel[1]]?.enabled === false) return DISABLED_ENTRY_RULE.rule;
   // A duplicate of a disabled entry: upstream sees one of the two only.
   if (d.code === 'E_REGCACHE_DUPLICATE' && typeof rel[1] === 'number') {
@@ -314,7 +323,7 @@ async function judge(oracle: Oracle, setting: Setting, kymaFleet: KymaFleetVerdi
   // Every upstream field error must be one kyma-fleet reports too (same field, or the field's cache entry).
   const missed: string[] = [];
   if (upstream.decodeError === undefined && !kymaFleet.accepted) {
-    const ours = new Set(kymaFleet.errors.map((d) => d.field.slice(PREFIX.length)));
+    const ours = new Set(kymaFleet.errors.map((d) => formatSegments(ourPath(d, setting))));
     for (const fe of upstream.fieldErrors) {
       const rel = parseField(fe.field.slice(UPSTREAM_PREFIX.length));
       if (rel[0] === 'caches' && typeof rel[1] === 'number') rel[1] = own.layerIndex[rel[1]] ?? rel[1];

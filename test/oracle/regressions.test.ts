@@ -32,7 +32,7 @@ it('kyma-fleet refuses a Falco destination Secret named with KIM\'s reserved "re
   expect(r.code).toBe(1);
   expect(r.errLines).toContainEqual(
     expect.stringMatching(
-      /^fleet\/groups\/production\.yaml:\d+:\d+: error at settings\.extensions\.falco\.destinations\[1\]\.resourceSecretName: must not contain "reg-cache-": KIM removes the Shoot resources whose name contains it \(got "falco-reg-cache-webhook"\) \[E_FALCO_DESTINATION\]$/,
+      /^fleet\/groups\/production\.yaml:\d+:\d+: error at settings\.extensions\.falco\.destinations\[name=custom\]\.resourceSecretName: must not contain "reg-cache-": KIM removes the Shoot resources whose name contains it \(got "falco-reg-cache-webhook"\) \[E_FALCO_DESTINATION\]$/,
     ),
   );
   // Other names stay fine.

@@ -43,7 +43,7 @@ describe('Fleet.spec.rollout', () => {
         color: blue
 `).validate();
     expect(r.code).toBe(1);
-    expect(r.errLines[0]).toBe('fleet/fleet.yaml:14:9: error at rollout.rings[0].color: unknown field "color" [E_UNKNOWN_FIELD]');
+    expect(r.errLines[0]).toBe('fleet/fleet.yaml:14:9: error at rollout.rings[name=canary].color: unknown field "color" [E_UNKNOWN_FIELD]');
   });
 
   it('refuses duplicate names, the name rest, bad durations, bad selectors and an empty selector before the last ring', async () => {
@@ -65,8 +65,8 @@ describe('Fleet.spec.rollout', () => {
       'fleet/fleet.yaml:13:15: error at rollout.rings[0].bake: must be a Go duration such as 24h or 90m: time: unknown unit "d" in duration "1d" [E_ROLLOUT_BAKE]',
       'fleet/fleet.yaml:14:15: error at rollout.rings[1].name: Duplicate value: "canary" (also rings[0]) [E_ROLLOUT_RING_DUPLICATE]',
       'fleet/fleet.yaml:16:15: error at rollout.rings[1].bake: must not be negative (got "-5m") [E_ROLLOUT_BAKE]',
-      'fleet/fleet.yaml:17:15: error at rollout.rings[2].name: "rest" is the implicit last ring (the runtimes no ring matches); name this ring differently [E_ROLLOUT_RING_NAME]',
-      'fleet/fleet.yaml:18:46: error at rollout.rings[2].selector.matchLabels["bad key!"]: label key name must be 1-63 characters of alphanumerics, \'-\', \'_\' or \'.\', starting and ending with an alphanumeric (got "bad key!") [E_SELECTOR]',
+      'fleet/fleet.yaml:17:15: error at rollout.rings[name=rest].name: "rest" is the implicit last ring (the runtimes no ring matches); name this ring differently [E_ROLLOUT_RING_NAME]',
+      'fleet/fleet.yaml:18:46: error at rollout.rings[name=rest].selector.matchLabels["bad key!"]: label key name must be 1-63 characters of alphanumerics, \'-\', \'_\' or \'.\', starting and ending with an alphanumeric (got "bad key!") [E_SELECTOR]',
     ]);
   });
 });

@@ -44,7 +44,7 @@ const CASES: ReadonlyArray<{ name: string; edit: (fx: FleetFixture) => void; fil
     file: 'fleet.yaml',
     line: 'ring: canary',
     value: 'canary',
-    says: 'warning at rollout.rings[0].selector: the selector of rollout ring "canary" matches none of the 7 runtimes of the fleet; the runtimes carry no ring label (7)',
+    says: 'warning at rollout.rings[name=canary].selector: the selector of rollout ring "canary" matches none of the 7 runtimes of the fleet; the runtimes carry no ring label (7)',
   },
 ];
 
@@ -72,7 +72,7 @@ describe('W_SELECTOR_MATCHES_NONE', () => {
     fx.replace('fleet.yaml', 'tier: production', 'tier: prod');
     const r = await fx.validate();
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('warning at policies[0].selector: the selector of policy "production-runs-falco" matches none of the 7 runtimes of the fleet; the runtimes carry tier: development (3), tier: production (3), tier: sandbox (1) [W_SELECTOR_MATCHES_NONE]');
+    expect(r.stderr).toContain('warning at policies[name=production-runs-falco].selector: the selector of policy "production-runs-falco" matches none of the 7 runtimes of the fleet; the runtimes carry tier: development (3), tier: production (3), tier: sandbox (1) [W_SELECTOR_MATCHES_NONE]');
   });
 
   it('the same warning with the run record (runtime files reused, not parsed) as without it', async () => {

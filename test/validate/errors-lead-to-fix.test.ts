@@ -26,35 +26,35 @@ const ROWS: readonly Row[] = [
   {
     name: 'a size without a unit suggests the unit, never a quoted number',
     extra: cache('        - upstream: docker.io\n          volume:\n            size: 10\n'),
-    expect: ['fleet/runtimes/bad.yaml:19:19: error at extensions.registry-cache.caches[0].volume.size: must be a quantity with a unit (got number 10): write 10Gi for 10 gibibytes (or 10G for 10×10^9 bytes); a number without a unit counts bytes [E_TYPE]'],
+    expect: ['fleet/runtimes/bad.yaml:19:19: error at extensions.registry-cache.caches[upstream=docker.io].volume.size: must be a quantity with a unit (got number 10): write 10Gi for 10 gibibytes (or 10G for 10×10^9 bytes); a number without a unit counts bytes [E_TYPE]'],
   },
   {
     name: '10 GB suggests 10Gi and 10G and says how they differ',
     extra: cache('        - upstream: docker.io\n          volume:\n            size: 10 GB\n'),
-    expect: ['fleet/runtimes/bad.yaml:19:19: error at extensions.registry-cache.caches[0].volume.size: Invalid value: "10 GB": not a Kubernetes quantity: write 10Gi (binary, 10×2^30 bytes: what disk sizes usually mean) or 10G (decimal, 10×10^9 bytes), without a space [E_QUANTITY]'],
+    expect: ['fleet/runtimes/bad.yaml:19:19: error at extensions.registry-cache.caches[upstream=docker.io].volume.size: Invalid value: "10 GB": not a Kubernetes quantity: write 10Gi (binary, 10×2^30 bytes: what disk sizes usually mean) or 10G (decimal, 10×10^9 bytes), without a space [E_QUANTITY]'],
   },
   {
     name: '500MB suggests 500Mi and 500M',
     extra: cache('        - upstream: docker.io\n          volume:\n            size: 500MB\n'),
-    expect: ['fleet/runtimes/bad.yaml:19:19: error at extensions.registry-cache.caches[0].volume.size: Invalid value: "500MB": not a Kubernetes quantity: write 500Mi (binary, 500×2^20 bytes: what disk sizes usually mean) or 500M (decimal, 500×10^6 bytes), without a space [E_QUANTITY]'],
+    expect: ['fleet/runtimes/bad.yaml:19:19: error at extensions.registry-cache.caches[upstream=docker.io].volume.size: Invalid value: "500MB": not a Kubernetes quantity: write 500Mi (binary, 500×2^20 bytes: what disk sizes usually mean) or 500M (decimal, 500×10^6 bytes), without a space [E_QUANTITY]'],
   },
   {
     name: 'a scheme in an upstream says "drop https://" first',
     extra: cache('        - upstream: https://docker.io\n'),
-    expect: ['fleet/runtimes/bad.yaml:17:21: error at extensions.registry-cache.caches[0].upstream: Invalid value: "https://docker.io": drop "https://": an upstream is host[:port], without scheme: write "docker.io" [E_REGCACHE_UPSTREAM]'],
+    expect: ['fleet/runtimes/bad.yaml:17:21: error at extensions.registry-cache.caches[upstream=https://docker.io].upstream: Invalid value: "https://docker.io": drop "https://": an upstream is host[:port], without scheme: write "docker.io" [E_REGCACHE_UPSTREAM]'],
   },
   {
     name: 'a scheme and a bad port: the scheme first, in one message',
     extra: cache('        - upstream: http://quay.io:99999\n'),
     expect: [
-      'fleet/runtimes/bad.yaml:17:21: error at extensions.registry-cache.caches[0].upstream: Invalid value: "http://quay.io:99999": drop "http://": an upstream is host[:port], without scheme [E_REGCACHE_UPSTREAM]',
-      `fleet/runtimes/bad.yaml:17:21: error at extensions.registry-cache.caches[0].upstream: Invalid value: "http://quay.io:99999": drop "http://": an upstream is host[:port], without scheme; what is left, "quay.io:99999", is not valid either: port '99999' is not valid, valid port must be in the range [1, 65535] [E_REGCACHE_UPSTREAM]`,
+      'fleet/runtimes/bad.yaml:17:21: error at extensions.registry-cache.caches[upstream=http://quay.io:99999].upstream: Invalid value: "http://quay.io:99999": drop "http://": an upstream is host[:port], without scheme [E_REGCACHE_UPSTREAM]',
+      `fleet/runtimes/bad.yaml:17:21: error at extensions.registry-cache.caches[upstream=http://quay.io:99999].upstream: Invalid value: "http://quay.io:99999": drop "http://": an upstream is host[:port], without scheme; what is left, "quay.io:99999", is not valid either: port '99999' is not valid, valid port must be in the range [1, 65535] [E_REGCACHE_UPSTREAM]`,
     ],
   },
   {
     name: 'a suffix Kubernetes does not know (1K) suggests 1Ki and 1k',
     extra: cache('        - upstream: docker.io\n          volume:\n            size: 1K\n'),
-    expect: ['fleet/runtimes/bad.yaml:19:19: error at extensions.registry-cache.caches[0].volume.size: Invalid value: "1K": not a Kubernetes quantity: write 1Ki (binary, 1×2^10 bytes: what disk sizes usually mean) or 1k (decimal, 1×10^3 bytes), without a space [E_QUANTITY]'],
+    expect: ['fleet/runtimes/bad.yaml:19:19: error at extensions.registry-cache.caches[upstream=docker.io].volume.size: Invalid value: "1K": not a Kubernetes quantity: write 1Ki (binary, 1×2^10 bytes: what disk sizes usually mean) or 1k (decimal, 1×10^3 bytes), without a space [E_QUANTITY]'],
   },
   {
     name: 'a ConfigMap name that is not a DNS name suggests the normalized name',
