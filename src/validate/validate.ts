@@ -14,6 +14,7 @@ import { checkExtensionModulesAgainstCatalog, checkLayerAgainstCatalog } from '.
 import { moduleCatalogOf } from './module-catalog';
 import { emptySelectorWarnings } from './empty-selectors';
 import { fleetSpecNaming, layerNaming } from './field-naming';
+import { checkGitopsNames } from './gitops-names';
 import { gitTrackedFiles } from './git-tracked';
 import { checkCoreSettings } from './settings-rules';
 import { type DocumentCheck, type TrackedFiles, type Rec, checkDocument, checkUniqueness, pickSettings, readFleetOptions, readGroup, readRuntime, reporterFor, salvagedLayer } from './documents';
@@ -183,6 +184,7 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
 
   checkUniqueness(groups, runtimes.map(identityOf), options.knownRuntimes ?? [], diagnostics, options.tracked ?? gitTrackedFiles(loaded.root, loaded.displayRoot));
   if (fleetData && fleetPositions) checkShards([...runtimes, ...(options.knownRuntimes ?? [])].map((r) => r.name), fleetOptions.gitops.shards, fleetFile, fleetPositions, diagnostics);
+  if (fleetOptions.gitops.flux.enabled || fleetOptions.gitops.argocd.enabled) checkGitopsNames([...runtimes.map(identityOf), ...(options.knownRuntimes ?? [])], diagnostics);
 
   if (loaded.runtimes.length + (options.knownRuntimes?.length ?? 0) === 0 && !options.allowEmpty && loaded.fleet) {
     diagnostics.push({
