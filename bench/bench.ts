@@ -892,7 +892,7 @@ function runDelivery(runtimes: number, artifacts: 'per-runtime' | 'whole-source'
     maxBuffer: 64 * 1024 * 1024,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  if (child.status !== 0) return { runtimes, artifacts, skipped: `flux-delivery exited with ${child.status ?? child.signal} (see its output above; it needs Go)` };
+  if (child.status !== 0) return { runtimes, artifacts, skipped: `flux-delivery exited with ${child.status ?? child.signal} (its output above says why: no Go, or no convergence within --timeout-min)` };
   return { ...(JSON.parse(child.stdout) as DeliveryResult), runtimes, artifacts };
 }
 

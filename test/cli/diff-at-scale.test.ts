@@ -41,7 +41,8 @@ describe('kyma-fleet diff of a change to 2,000 runtimes', () => {
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('exits 1 with --exit-code (there are changes) and writes the comment under the limit', () => {
-    expect(md.stderr).toBe('');
+    // The generated fleet gives some runtimes an otlp Falco destination: its warning, and nothing else.
+    expect(md.stderr.split('\n').filter((l) => l !== '' && !l.endsWith('[W_FALCO_OTLP]'))).toEqual([]);
     expect(md.code).toBe(1);
     expect(md.stdout.length).toBeGreaterThan(1000);
     expect(md.stdout.length).toBeLessThan(COMMENT_LIMIT);

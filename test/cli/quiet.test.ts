@@ -7,7 +7,7 @@ import { FleetFixture, NOW } from '../helpers/fleet-fixture';
 let fx: FleetFixture;
 beforeAll(() => {
   // Three Falco destinations on one runtime: a warning (W_FALCO_DESTINATIONS), the fleet stays valid.
-  fx = FleetFixture.example().append('runtimes/acme-us-dev-2.yaml', '        - name: logging\n        - name: otlp\n          resourceSecretName: otlp-secret\n');
+  fx = FleetFixture.example().append('runtimes/acme-us-dev-2.yaml', '        - name: logging\n        - name: opensearch\n          resourceSecretName: opensearch-secret\n');
 });
 afterAll(() => fx.cleanup());
 

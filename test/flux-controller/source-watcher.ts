@@ -34,6 +34,8 @@ type Obj = Record<string, any>;
 const GENERATORS = '/apis/source.extensions.fluxcd.io/v1beta1/artifactgenerators';
 const ORIGIN_REVISION = 'org.opencontainers.image.revision';
 const MANAGER = 'source-watcher';
+/** Generators reconciled at once: source-watcher's --concurrent default (cmd/main.go at 825fa15). */
+const CONCURRENT = 10;
 
 /** What one generator reconcile did (for the cost figures of the delivery bench). */
 export interface GeneratorRound {
@@ -92,6 +94,7 @@ export class SourceWatcherStandIn {
       }
       return revisions.get(key);
     };
+    const due: Array<{ gen: Obj; key: string; state: string; revision: string; snapshot: string }> = [];
     for (const gen of (JSON.parse(res.body) as { items: Obj[] }).items) {
       if (gen.metadata.deletionTimestamp) continue;
       const src = gen.spec.sources[0] as { kind: string; name: string; namespace?: string };
@@ -103,9 +106,18 @@ export class SourceWatcherStandIn {
       if (this.observed.get(key) === state) continue;
       const snapshot = this.snapshots.get(revision);
       if (!snapshot) throw new Error(`${key}: no files for revision ${revision}`);
-      this.rounds.push(await this.reconcile(gen, revision, snapshot));
-      this.observed.set(key, state);
+      due.push({ gen, key, state, revision, snapshot });
     }
+    // Several generators at once, as source-watcher's workers (--concurrent) reconcile them.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < due.length) {
+        const d = due[next++]!;
+        this.rounds.push(await this.reconcile(d.gen, d.revision, d.snapshot));
+        this.observed.set(d.key, d.state);
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENT }, worker));
   }
 
   private async reconcile(gen: Obj, sourceRevision: string, snapshot: string): Promise<GeneratorRound> {

@@ -16,7 +16,9 @@
 //                                     move the pins: `go get` the newest (or given) versions in the
 //                                     modules, `go mod tidy`, rebuild, print the new versions. The
 //                                     Falco module follows the snapshot in ../shared/upstream/ (it
-//                                     moves when that folder does): bump runs `go mod tidy` there
+//                                     moves when that folder does): bump runs `go mod tidy` there.
+//                                     Every version is resolved before any go.mod moves; where the
+//                                     proxy lists no versions (@latest, @main refused) name one
 
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -114,6 +116,16 @@ function option(args: string[], name: string, fallback: string): string {
 }
 
 /** Moves the pins of both modules; the README and docs/testing.md lines are then updated by hand (a test checks them). */
+/** The bump flag that sets a module's version. */
+function flagOf(moduleAtVersion: string): string {
+  const m = moduleAtVersion.replace(/@.*$/, '');
+  if (m.endsWith('gardener-extension-registry-cache')) return '--registry-cache';
+  if (m.endsWith('infrastructure-manager')) return '--kim';
+  if (m.endsWith('shoot-lakom-service')) return '--lakom';
+  if (m.endsWith('kyma-project/registry-cache')) return '--kyma-registry-cache';
+  return '--gardener';
+}
+
 async function bump(args: string[]): Promise<number> {
   const go = findGo();
   if (!go) {
@@ -139,6 +151,21 @@ async function bump(args: string[]): Promise<number> {
     // The Falco module has no version to get: `go mod tidy` follows the snapshot in ../shared/upstream/.
     ...(falcoUnavailableReason() ? [] : [['falco', []] as [string, string[]]]),
   ];
+  // Every requested version first, before any go.mod moves: the proxy here refuses some modules'
+  // version lists (then @latest and @main cannot resolve) and some versions (403).
+  for (const [dir, modules, extraEnv] of steps) {
+    for (const m of modules) {
+      const r = spawnSync(go, ['list', '-m', '-json', m], { cwd: path.join(ORACLE_DIR, dir), env: { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', ...(extraEnv ?? {}) }, encoding: 'utf8' });
+      if (r.status !== 0) {
+        const refused = /403 Forbidden|not available/.test(r.stderr);
+        process.stderr.write(
+          `${m} cannot be resolved${refused ? ' (the Go module proxy refuses it)' : ''}: ${r.stderr.trim().split('\n').map((l) => l.trim()).join(' ')}\n` +
+            `nothing was changed; name a version the proxy serves (for example with ${flagOf(m)} VERSION; ../shared/reference/upstream-modules.md lists them)\n`,
+        );
+        return 1;
+      }
+    }
+  }
   for (const [dir, modules, extraEnv] of steps) {
     const cwd = path.join(ORACLE_DIR, dir);
     const env = { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', ...(extraEnv ?? {}) };

@@ -14,8 +14,10 @@
 // mutator (else every GitOps diff shows drift); a setting kyma-fleet refuses and upstream accepts must
 // be refused by a documented stricter rule only (docs/testing.md). Where both refuse, every message of
 // upstream must appear in kyma-fleet's messages (or be in REWORDED, where the fleet's field names differ).
-// otlp: judged with the admission's --otlp-logging on (kyma-fleet leaves that operator flag to the
-// landscape, test/extensions/falco/rules.test.ts); oracle-judges.test.ts shows the default refusing it.
+// otlp: the admission refuses it unless the landscape runs it with --otlp-logging (off by default), an
+// operator's flag kyma-fleet cannot see; kyma-fleet warns (W_FALCO_OTLP). So a setting is judged by
+// the default admission, and by one with --otlp-logging exactly when kyma-fleet warned: a setting
+// accepted without that warning must pass the default admission (refused settings: with the flag).
 // Seed: fixed under CI, new per local run (printed); KYMA_FLEET_ORACLE_SEED=<seed> repeats a run,
 // KYMA_FLEET_ORACLE_DIFF_CASES=<n> draws more settings (default 2,000).
 
@@ -209,7 +211,7 @@ interface Upstream {
   mutations: string[];
 }
 
-async function upstreamVerdict(oracle: Oracle, rendered: Rendered, otlpLogging = true): Promise<Upstream> {
+async function upstreamVerdict(oracle: Oracle, rendered: Rendered, otlpLogging: boolean): Promise<Upstream> {
   const shoot = { metadata: { name: 'c-1', namespace: 'garden-kyma-dev' }, spec: { extensions: [{ type: 'shoot-falco-service', providerConfig: rendered.providerConfig }], ...(rendered.resources.length > 0 ? { resources: rendered.resources } : {}) } };
   const [falco, resources] = await Promise.all([
     oracle.ask('falco/validate', { shoot, falcoProfile: PROFILE, now: NOW, otlpLogging }),
@@ -251,7 +253,10 @@ function stricterRule(d: Diagnostic, setting: Rec): string | undefined {
 
 async function judge(oracle: Oracle, setting: Rec, kymaFleet: ExtensionVerdict): Promise<Judged> {
   const rendered = kymaFleet.resolved ? renderResolved(kymaFleet.resolved.config as Rec) : renderBypass(setting);
-  const upstream = await upstreamVerdict(oracle, rendered);
+  // accepted: the default admission, or one with --otlp-logging where kyma-fleet warned; refused: with
+  // --otlp-logging, so that the landscape's flag is never what tells the two apart
+  const otlpLogging = kymaFleet.accepted ? kymaFleet.warnings.some((w) => w.code === 'W_FALCO_OTLP') : true;
+  const upstream = await upstreamVerdict(oracle, rendered, otlpLogging);
   const problems: string[] = [];
   const stricter: Judged['stricter'] = [];
   const mirrored: Diagnostic[] = [];

@@ -19,6 +19,8 @@ export interface ExtensionVerdict {
   accepted: boolean;
   /** The runtime's error diagnostics (the setting is the only thing its file can get wrong). */
   errors: Diagnostic[];
+  /** Its warnings (some name what only the landscape decides, e.g. W_FALCO_OTLP). */
+  warnings: Diagnostic[];
   /** What kyma-fleet resolved, when it accepted the runtime. */
   resolved?: ResolvedExtension;
 }
@@ -70,7 +72,8 @@ export function extensionVerdicts(extension: string, settings: readonly Rec[], w
     if (errors.length === 0 && !resolvedByName.has(runtimeName(i))) errors = checked.diagnostics.filter((d) => d.severity === 'error' && d.file.includes(`/${runtimeName(i)}.yaml`));
     const resolved = resolvedByName.get(runtimeName(i)) as ResolvedExtension | undefined;
     if (errors.length === 0 && !resolved) throw new Error(`kyma-fleet refused ${runtimeName(i)} without an error`);
-    return { accepted: errors.length === 0 && resolved !== undefined, errors, ...(errors.length === 0 && resolved ? { resolved } : {}) };
+    const warnings = (file ? checked.runtimeDiagnostics.get(file) ?? [] : []).filter((d) => d.severity === 'warning');
+    return { accepted: errors.length === 0 && resolved !== undefined, errors, warnings, ...(errors.length === 0 && resolved ? { resolved } : {}) };
   });
 }
 

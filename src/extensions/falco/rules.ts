@@ -5,7 +5,8 @@
 //
 // - validateLayer: what one layer's value can decide alone (names, duplicates in one list, file
 //   references, `rules: {}`, version syntax when there is no FalcoProfile);
-// - validateResolved: what depends on the merged settings (empty rules, destination combinations,
+// - validateResolved: what depends on the merged settings (empty rules, destination combinations and
+//   the warnings of ./destination-warnings.ts,
 //   every destination disabled, the effective version against the FalcoProfile).
 //
 // Rules tolerate values of the wrong shape (the schema reports those) and skip them.
@@ -17,6 +18,7 @@ import type { AuxFile, RuleEnvironment, RuleReporter } from '../types';
 import { bare, dns1123SubdomainProblem, rulesConfigMapName } from './names';
 import { baseName, classifyFleetPath } from './paths';
 import type { FalcoState } from './profile';
+import { warnAboutDestinations } from './destination-warnings';
 import { DESTINATIONS, STANDARD_RULES } from './schema';
 
 type Env = RuleEnvironment<FalcoState>;
@@ -220,11 +222,10 @@ function checkDestinationSecretNames(destinations: readonly DestinationItem[], r
 
 export function validateResolved(value: Record<string, unknown>, reporter: RuleReporter, env: Env & { readonly emptiedLists?: readonly string[] }): void {
   checkVersionInProfile(value.falcoVersion, reporter, env);
-  checkDestinationsNotEmptied(env.emptiedLists, reporter);
   checkRulesNotEmpty(value.rules, reporter);
   const enabled = destinationItems(value.destinations).filter((d) => d.enabled);
   checkOutputKeys(enabled, reporter);
-  checkDestinationCountAndPairing(enabled, reporter);
+  warnAboutDestinations(enabled, env.emptiedLists, reporter);
   checkLoggingWithCustom(enabled, reporter);
   checkSecretConfigured(enabled, 'custom', 'custom event destination is set but no custom config is defined', reporter);
   checkSecretConfigured(enabled, 'splunk', 'splunk event destination is set but no secret config is defined', reporter);
@@ -271,21 +272,6 @@ function checkRulesNotEmpty(rulesValue: unknown, reporter: RuleReporter): void {
   if (count === 0) reporter.report(['rules'], 'E_FALCO_RULES', 'falco deployment without any rules is not allowed');
 }
 
-/**
- * Every destination switched off (or `destinations: []`) does not stop Falco's events: the
- * admission mutator then adds its default destination, logging (./defaults.ts writes it out), so
- * the events go to the Gardener logging stack. Say so rather than render it silently.
- */
-function checkDestinationsNotEmptied(emptiedLists: readonly string[] | undefined, reporter: RuleReporter): void {
-  if (!emptiedLists?.includes('destinations')) return;
-  reporter.report(
-    ['destinations'],
-    'W_FALCO_DEFAULT_DESTINATION',
-    'every event destination is disabled, so the Falco admission adds its default destination "logging" (rendered as such): events go to the Gardener logging stack; enable the destination you want (e.g. stdout), or disable falco',
-    { severity: 'warning' },
-  );
-}
-
 /** Two enabled destinations may not write to the same output (central and custom: webhook). */
 function checkOutputKeys(enabled: readonly DestinationItem[], reporter: RuleReporter): void {
   const seen = new Set<string>();
@@ -296,21 +282,6 @@ function checkOutputKeys(enabled: readonly DestinationItem[], reporter: RuleRepo
       reporter.report(['destinations', d.index, 'name'], 'E_FALCO_DESTINATION', `multiple enabled destinations use the same output key ${quote(key)}`);
     }
     seen.add(key);
-  }
-}
-
-/**
- * At most two destinations, and a second one only with stdout (catalogue H48). Wording of the
- * webhook versions that enforce this (maxEventDestinations = 2); see the report on this module:
- * newer webhook versions accept more destinations.
- */
-function checkDestinationCountAndPairing(enabled: readonly DestinationItem[], reporter: RuleReporter): void {
-  // Older Falco webhooks refused these; the current one accepts them, so this only warns.
-  const warning = { severity: 'warning' as const };
-  if (enabled.length > 2) {
-    reporter.report(['destinations', enabled[2]!.index, 'name'], 'W_FALCO_DESTINATIONS', 'more than 2 event destinations are refused by older Falco extension versions', warning);
-  } else if (enabled.length === 2 && !enabled.some((d) => d.name === 'stdout')) {
-    reporter.report(['destinations', enabled[1]!.index, 'name'], 'W_FALCO_DESTINATIONS', 'older Falco extension versions only pair an output destination with stdout', warning);
   }
 }
 

@@ -103,7 +103,9 @@ describe('kyma-gardener-apis.md §10: the Falco catalogue, checked offline', () 
     ],
     ['44 custom without a Secret', 'resolved', { destinations: [{ name: 'custom' }] }, [d(['destinations', 0, 'name'], 'E_FALCO_DESTINATION', 'custom event destination is set but no custom config is defined')]],
     ['45 splunk without a Secret', 'resolved', { destinations: [{ name: 'splunk' }] }, [d(['destinations', 0, 'name'], 'E_FALCO_DESTINATION', 'splunk event destination is set but no secret config is defined')]],
-    // 46 (`destination "otlp" is not configured`) depends on the landscape's operator flag: not checkable offline.
+    // 46 (`destination "otlp" is not configured`) depends on the landscape's operator flag (--otlp-logging, off by
+    // default): a warning, since only the Gardener operator knows it; the oracle judges both ways.
+    ['46 otlp, refused by an admission without --otlp-logging', 'resolved', { destinations: [{ name: 'otlp' }] }, [d(['destinations', 0, 'name'], 'W_FALCO_OTLP', 'the Falco extension refuses the otlp destination unless the landscape runs its admission with --otlp-logging (off by default); ask your Gardener operator before you merge, or use another destination')]],
     ['47 version not in the profile', 'resolved', { falcoVersion: '0.39.0' }, [d(['falcoVersion'], 'E_FALCO_VERSION', 'version not found in possible versions (got "0.39.0")')]],
     [
       '47 deprecated version after its expiry',
@@ -387,7 +389,7 @@ describe('validateResolved', () => {
     [
       'two destinations without stdout',
       { destinations: [{ name: 'logging' }, { name: 'otlp' }] },
-      [d(['destinations', 1, 'name'], 'W_FALCO_DESTINATIONS', 'older Falco extension versions only pair an output destination with stdout')],
+      [d(['destinations', 1, 'name'], 'W_FALCO_DESTINATIONS', 'older Falco extension versions only pair an output destination with stdout'), d(['destinations', 1, 'name'], 'W_FALCO_OTLP', 'the Falco extension refuses the otlp destination unless the landscape runs its admission with --otlp-logging (off by default); ask your Gardener operator before you merge, or use another destination')],
     ],
     [
       'custom and splunk without their Secrets',
