@@ -230,7 +230,11 @@ export function hashTree(dir: string): string {
   return h.digest('hex');
 }
 
-/** Throws unless a 200-runtime fleet validates without any diagnostic and generation is deterministic. */
+/**
+ * Throws unless a 200-runtime fleet validates without any diagnostic and generation is deterministic.
+ * The otlp Falco destination some production runtimes get is on purpose (the oracle judges it with
+ * and without the landscape's --otlp-logging), so its warning, W_FALCO_OTLP, is the one allowed.
+ */
 export function selfCheck(seed = 42): FleetStats {
   const base = path.join(REPO_ROOT, '.bench', 'self-check');
   fs.rmSync(base, { recursive: true, force: true });
@@ -240,9 +244,10 @@ export function selfCheck(seed = 42): FleetStats {
   generateFleet(b, 200, seed);
   if (hashTree(a) !== hashTree(b)) throw new Error('generate-fleet is not deterministic: two runs with the same (n, seed) differ');
   const result = checkFleet({ fleetDir: a, cwd: REPO_ROOT, now: new Date(NOW) });
-  if (!result.ok || result.diagnostics.length > 0) {
-    for (const d of result.diagnostics) console.error(formatDiagnostic(d));
-    throw new Error(`generated fleet does not validate cleanly (ok=${result.ok}, ${result.diagnostics.length} diagnostics)`);
+  const unexpected = result.diagnostics.filter((d) => d.code !== 'W_FALCO_OTLP');
+  if (!result.ok || unexpected.length > 0) {
+    for (const d of unexpected) console.error(formatDiagnostic(d));
+    throw new Error(`generated fleet does not validate cleanly (ok=${result.ok}, ${unexpected.length} diagnostics)`);
   }
   fs.rmSync(base, { recursive: true, force: true });
   return stats;

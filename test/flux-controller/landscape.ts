@@ -317,6 +317,43 @@ export class FleetDelivery {
     return artifact.revision as string;
   }
 
+  /**
+   * True when the root and every Kustomization of the render have applied the revision they should
+   * (revisionOf) and none is failing: Ready, or Unknown while a periodic re-reconcile runs. At a
+   * thousand runtimes the interval's reconciles keep some Kustomization in progress at any moment, so
+   * "all Ready at once" may never be seen there (the delivery bench uses this).
+   */
+  async allApplied(): Promise<boolean> {
+    const rev = this.artifact?.revision;
+    const root = await this.landscape.kustomization(this.root.namespace, this.root.name);
+    if (!root || root.ready === 'False' || root.lastAppliedRevision !== rev) return false;
+    const live = await this.statuses();
+    const wanted = await this.revisionsOf(this.tree.all);
+    for (const n of this.tree.all) {
+      const s = live.get(`${n.namespace}/${n.name}`);
+      if (!s || s.ready === 'False' || s.ready === undefined || s.observedGeneration !== s.generation) return false;
+      const want = wanted.get(`${n.namespace}/${n.name}`);
+      if (want === undefined || s.lastAppliedRevision !== want) return false;
+    }
+    return true;
+  }
+
+  /** revisionOf for many Kustomizations with one list of the ExternalArtifacts. */
+  private async revisionsOf(nodes: readonly { namespace: string; name: string; artifact?: string }[]): Promise<Map<string, string | undefined>> {
+    const r = await this.landscape.kcp.kubectl(['get', 'externalartifacts.source.toolkit.fluxcd.io', '-A', '-o', 'json']);
+    const byName = new Map(((JSON.parse(r.stdout) as { items: Obj[] }).items).map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.status?.artifact as Obj | undefined]));
+    const out = new Map<string, string | undefined>();
+    for (const n of nodes) {
+      if (!n.artifact) {
+        out.set(`${n.namespace}/${n.name}`, this.artifact?.revision);
+        continue;
+      }
+      const a = byName.get(`${n.namespace}/${n.artifact}`);
+      out.set(`${n.namespace}/${n.name}`, a && a.metadata?.['org.opencontainers.image.revision'] === this.artifact?.revision ? (a.revision as string) : undefined);
+    }
+    return out;
+  }
+
   /** True when the root and every Kustomization of the render are Ready at the revision it should apply (revisionOf). */
   async allReady(): Promise<boolean> {
     const rev = this.artifact?.revision;
