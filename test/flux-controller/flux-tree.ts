@@ -10,6 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
+import { generatorArtifactRoots } from '../flux/flux-wiring';
 
 export type Obj = Record<string, any>;
 
@@ -121,10 +122,7 @@ export function readFluxTree(sourceRoot: string, distDir: string): FluxTree {
   const sources = new Set<string>();
   for (const g of generators) {
     for (const s of g.spec.sources as Obj[]) sources.add(JSON.stringify({ kind: s.kind, name: s.name, namespace: s.namespace ?? g.metadata.namespace }));
-    for (const a of g.spec.artifacts as Obj[]) {
-      const from = String(a.copy[0].from);
-      roots.set(`${g.metadata.namespace}/${a.name}`, path.posix.dirname(from.slice(from.indexOf('/') + 1)));
-    }
+    for (const [name, root] of generatorArtifactRoots(g)) roots.set(`${g.metadata.namespace}/${name}`, root);
   }
   const top = listed.filter((d) => isFluxKustomization(d.doc)).map((d) => node(sourceRoot, d.file, d.doc, seen, roots));
   const all: FluxNode[] = [];

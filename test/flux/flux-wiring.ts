@@ -47,10 +47,7 @@ export function readFluxWiring(distDir: string): FluxKustomization[] {
       kustomizationFiles.push(file);
       continue;
     }
-    for (const a of doc.spec.artifacts as Array<{ name: string; copy: Array<{ from: string }> }>) {
-      const from = a.copy[0]!.from;
-      artifactRoots.set(a.name, path.posix.dirname(from.slice(from.indexOf('/') + 1)));
-    }
+    for (const [name, root] of generatorArtifactRoots(doc)) artifactRoots.set(name, root);
   }
   const read = (file: string): FluxKustomization => {
     const k = readKustomizationFile(file);
@@ -64,6 +61,20 @@ export function readFluxWiring(distDir: string): FluxKustomization[] {
     const shard = (k.doc.metadata.labels ?? {})['kyma-fleet.dev/shard'] as string | undefined;
     return k.runtime === '' && shard !== undefined ? listed(path.join(fluxDir, 'shards', shard)).map(read) : [k];
   });
+}
+
+/**
+ * ExternalArtifact name -> the folder, relative to the source root, that the artifact's root stands
+ * for: kyma-fleet's generators copy one folder per artifact (`cp -r <folder> @artifact/`), so the
+ * artifact holds `<folder's name>/…` and its root is the folder's parent.
+ */
+export function generatorArtifactRoots(generator: Record<string, any>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const a of generator.spec.artifacts as Array<{ name: string; copy: Array<{ from: string }> }>) {
+    const from = a.copy[0]!.from;
+    out.set(a.name, path.posix.dirname(from.slice(from.indexOf('/') + 1)));
+  }
+  return out;
 }
 
 export function readKustomizationFile(file: string): FluxKustomization {
