@@ -309,13 +309,11 @@ export class FleetDelivery {
    * that reads an ExternalArtifact, that artifact's revision once its generator has cut it from the
    * newest published one (undefined before).
    */
-  async revisionOf(n: { namespace: string; artifact?: string }): Promise<string | undefined> {
-    if (!n.artifact) return this.artifact?.revision;
-    const ea = await getObject(this.landscape.kcp, 'externalartifacts.source.toolkit.fluxcd.io', n.namespace, n.artifact);
-    const artifact = ea?.status?.artifact;
-    if (!artifact || artifact.metadata?.['org.opencontainers.image.revision'] !== this.artifact?.revision) return undefined;
-    return artifact.revision as string;
+  async revisionOf(n: { namespace: string; name?: string; artifact?: string }): Promise<string | undefined> {
+    const key = { namespace: n.namespace, name: n.name ?? '', artifact: n.artifact };
+    return (await this.revisionsOf([key])).get(`${key.namespace}/${key.name}`);
   }
+
 
   /**
    * True when the root and every Kustomization of the render have applied the revision they should
@@ -323,15 +321,20 @@ export class FleetDelivery {
    * thousand runtimes the interval's reconciles keep some Kustomization in progress at any moment, so
    * "all Ready at once" may never be seen there (the delivery bench uses this).
    */
-  async allApplied(): Promise<boolean> {
-    const rev = this.artifact?.revision;
+  allApplied(): Promise<boolean> {
+    return this.applied(false);
+  }
+
+  /** strict: Ready=True everywhere (allReady); else Ready or Unknown while a re-reconcile runs (allApplied). */
+  private async applied(strict: boolean): Promise<boolean> {
+    const ok = (ready: KsStatus['ready']): boolean => (strict ? ready === 'True' : ready !== undefined && ready !== 'False');
     const root = await this.landscape.kustomization(this.root.namespace, this.root.name);
-    if (!root || root.ready === 'False' || root.lastAppliedRevision !== rev) return false;
+    if (!root || !ok(root.ready) || root.lastAppliedRevision !== this.artifact?.revision) return false;
     const live = await this.statuses();
     const wanted = await this.revisionsOf(this.tree.all);
     for (const n of this.tree.all) {
       const s = live.get(`${n.namespace}/${n.name}`);
-      if (!s || s.ready === 'False' || s.ready === undefined || s.observedGeneration !== s.generation) return false;
+      if (!s || !ok(s.ready) || s.observedGeneration !== s.generation) return false;
       const want = wanted.get(`${n.namespace}/${n.name}`);
       if (want === undefined || s.lastAppliedRevision !== want) return false;
     }
@@ -355,19 +358,10 @@ export class FleetDelivery {
   }
 
   /** True when the root and every Kustomization of the render are Ready at the revision it should apply (revisionOf). */
-  async allReady(): Promise<boolean> {
-    const rev = this.artifact?.revision;
-    const root = await this.landscape.kustomization(this.root.namespace, this.root.name);
-    if (!root || root.ready !== 'True' || root.lastAppliedRevision !== rev) return false;
-    const live = await this.statuses();
-    for (const n of this.tree.all) {
-      const s = live.get(`${n.namespace}/${n.name}`);
-      if (!s || s.ready !== 'True' || s.observedGeneration !== s.generation) return false;
-      const want = await this.revisionOf(n);
-      if (want === undefined || s.lastAppliedRevision !== want) return false;
-    }
-    return true;
+  allReady(): Promise<boolean> {
+    return this.applied(true);
   }
+
 }
 
 // ---- small cluster helpers ----
