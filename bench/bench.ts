@@ -4,7 +4,7 @@
 // compared with a plain-cdk8s baseline of the same objects measured in the same run.
 //
 //   npm run bench -- [--sizes 1000,10000[,100000]] [--runs 3]
-//                    [--scenarios validate,cold,noop,one-changed,committed-dist,baseline,baseline-naive,delivery]
+//                    [--scenarios validate,cold,noop,one-changed,committed-dist,baseline,baseline-naive,delivery,delivery-argocd]
 //                    [--seed 42] [--keep] [--quiet-wait SECONDS] [--delivery-runtimes 100[,1000]]
 //                    [--delivery-artifacts per-runtime,whole-source]
 //
@@ -35,6 +35,10 @@
 //                   delivering a generated fleet (bench/flux-delivery.ts, needs Go), with
 //                   gitops.flux.artifacts per-runtime and whole-source side by side: time to all
 //                   Ready, a one-runtime change, bytes fetched and Kustomizations woken per revision
+//   delivery-argocd once per --delivery-runtimes: argo-cd v3.2.12's generators make the Applications
+//                   of a generated fleet and its repo-server code answers a cold start and two
+//                   one-runtime commits (bench/argocd-revision.ts, needs Go): manifest generations,
+//                   seconds, bytes, with manifest-generate-paths honoured and ignored
 // cold, baseline, the floors, noop and one-changed run in rounds (cold, baseline, floors, noop, one-changed; again; ...),
 // so cold / baseline, noop / cold and one-changed / cold are medians of per-round ratios (paired
 // A/B, as perf-baseline.md recommends). noop and one-changed work on the dist/ of round 0's cold
@@ -68,7 +72,7 @@ import { packTree } from './floor';
 import { countFiles, fileInodes, load1, measureNode, newFiles, type ProcessRun, removeTree, rssSource, settle, sleepMs, type Spread, spread } from './measure';
 
 const BENCH_DIR = path.join(REPO_ROOT, '.bench');
-const SCENARIOS = ['validate', 'cold', 'noop', 'one-changed', 'committed-dist', 'baseline', 'baseline-naive', 'floor-write', 'floor-tojson', 'delivery'] as const;
+const SCENARIOS = ['validate', 'cold', 'noop', 'one-changed', 'committed-dist', 'baseline', 'baseline-naive', 'floor-write', 'floor-tojson', 'delivery', 'delivery-argocd'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 const PRODUCT: readonly Scenario[] = ['validate', 'cold', 'noop', 'one-changed'];
 /** FILE_PER_CHART is O(N²): 3.5 s at 1,000 runtimes, 340 s at 10,000 (perf-baseline.md). */
@@ -92,6 +96,7 @@ const LABEL: Record<Scenario, string> = {
   'floor-write': 'floor: write the same dist/ bytes, nothing else',
   'floor-tojson': 'floor: cdk8s chart.toJson() of the same objects',
   delivery: 'delivery by the real kustomize-controller',
+  'delivery-argocd': 'what a revision costs argo-cd\'s repo-server',
 };
 /** Threads of the floors: as many as a cold synth's parts (workerCount in src/run/parallel/pool.ts). */
 const FLOOR_THREADS = Math.min(os.availableParallelism(), 4);
@@ -896,6 +901,45 @@ function runDelivery(runtimes: number, artifacts: 'per-runtime' | 'whole-source'
   return { ...(JSON.parse(child.stdout) as DeliveryResult), runtimes, artifacts };
 }
 
+/** What bench/argocd-revision.ts prints (its JSON), or why it did not run. */
+type ArgoRevisionResult = { runtimes: number; skipped?: string; applications?: number; phases?: Array<Record<string, any>>; [k: string]: unknown };
+
+function runArgoRevision(runtimes: number, seed: number): ArgoRevisionResult {
+  console.error(`delivery-argocd: ${runtimes} runtimes (argo-cd's generators and repo-server code; minutes)`);
+  const child = spawnSync(process.execPath, [path.join(REPO_ROOT, 'lib', 'bench', 'argocd-revision.js'), '--runtimes', String(runtimes), '--seed', String(seed), '--git-diff-runtimes', '10000'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (child.status !== 0) return { runtimes, skipped: `argocd-revision exited with ${child.status ?? child.signal} (its output above says why)` };
+  return { ...(JSON.parse(child.stdout) as ArgoRevisionResult), runtimes };
+}
+
+function argoRevisionMarkdown(rows: readonly ArgoRevisionResult[]): string {
+  if (rows.length === 0) return '';
+  const L = ['', "#### What a revision costs Argo CD's repo-server (argo-cd v3.2.12's code)", ''];
+  L.push(
+    '| runtimes | Applications | phase | s | CPU s | UpdateRevisionForPaths | paths changed | kustomize builds | MB of manifests | MB git fetched | Git files calls |',
+    '|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const r of rows) {
+    if (r.skipped) {
+      L.push(`| ${r.runtimes} | skipped: ${r.skipped} |||||||||`);
+      continue;
+    }
+    for (const p of r.phases ?? []) {
+      L.push(`| ${r.runtimes} | ${r.applications} | ${p.name} | ${p.seconds.toFixed(1)} | ${p.cpuSeconds.toFixed(1)} | ${p.updateRevisionCalls} | ${p.pathsChanged} | ${p.kustomizeBuilds} | ${(p.manifestBytes / 1e6).toFixed(2)} | ${(p.gitBytes / 1e6).toFixed(2)} | ${p.gitFilesCalls} |`);
+    }
+  }
+  const diffs = rows.flatMap((r) => (r.gitDiff as Array<Record<string, number>> | undefined) ?? []);
+  if (diffs.length > 0) {
+    L.push('', 'One `git diff --name-only` between two commits (what UpdateRevisionForPaths runs per Application):', '', '| runtimes | ms (median) | dist/runtimes tree bytes | pack MB |', '|---:|---:|---:|---:|');
+    for (const d of diffs) L.push(`| ${d.runtimes} | ${d.gitDiffMsMedian} | ${d.runtimesTreeBytes} | ${((d.packBytes ?? 0) / 1e6).toFixed(1)} |`);
+  }
+  return `${L.join('\n')}\n`;
+}
+
 function deliveryMarkdown(rows: readonly DeliveryResult[]): string {
   if (rows.length === 0) return '';
   const L = ['', '#### Delivery by the real kustomize-controller (one revision each)', ''];
@@ -966,18 +1010,30 @@ function main(): void {
   };
   const results: SizeResult[] = [];
   const delivery: DeliveryResult[] = [];
+  const argoRevision: ArgoRevisionResult[] = [];
   const write = (): string => {
     const rs = ratios(results);
     const md = markdown(meta, results, rs);
-    const full = md + deliveryMarkdown(delivery);
-    fs.writeFileSync(path.join(BENCH_DIR, 'results.json'), JSON.stringify({ meta, results, ratios: rs, delivery }, null, 2) + '\n');
+    const full = md + deliveryMarkdown(delivery) + argoRevisionMarkdown(argoRevision);
+    fs.writeFileSync(path.join(BENCH_DIR, 'results.json'), JSON.stringify({ meta, results, ratios: rs, delivery, argoRevision }, null, 2) + '\n');
     fs.writeFileSync(path.join(BENCH_DIR, 'results.md'), full);
     return full;
   };
-  for (const n of [...scenarios].some((x) => x !== 'delivery') ? sizes : []) {
+  for (const n of [...scenarios].some((x) => x !== 'delivery' && x !== 'delivery-argocd') ? sizes : []) {
     results.push(benchSize(n, runs, seed, scenarios, values.keep!, build));
     meta.loadAverage1m.after = load1();
     write(); // partial results survive an interrupted 100k run
+  }
+  const deliveryCounts = (): number[] => {
+    const counts = values['delivery-runtimes']!.split(',').map(Number);
+    if (counts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--delivery-runtimes must be positive integers (got ${values['delivery-runtimes']})`);
+    return counts;
+  };
+  if (scenarios.has('delivery-argocd')) {
+    for (const n of deliveryCounts()) {
+      argoRevision.push(runArgoRevision(n, seed));
+      write();
+    }
   }
   if (scenarios.has('delivery')) {
     const counts = values['delivery-runtimes']!.split(',').map(Number);

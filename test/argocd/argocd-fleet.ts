@@ -8,8 +8,10 @@ import { execFile, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ensureGoTool, findGo, type GoToolSpec } from '../cluster/go-tool-cache';
+import { PROJECT_ROOT } from '../cluster/paths';
 
-export const ARGOCD_DIR = path.resolve(__dirname);
+/** The Go module's folder (the source folder also when this file runs compiled, from lib/: the bench). */
+export const ARGOCD_DIR = path.join(PROJECT_ROOT, 'test', 'argocd');
 
 /** `go build -o DIR/ .` names the binary after the module path's last element (kyma-fleet.dev/test/argocd): argocd. */
 export const ARGOCD_TOOL: GoToolSpec = {

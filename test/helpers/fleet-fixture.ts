@@ -6,8 +6,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { main } from '../../src/cli/main';
+import { PROJECT_ROOT } from '../cluster/paths';
 
-export const REPO = path.resolve(__dirname, '../..');
+/** The project root (also when this file runs compiled, from lib/: the bench). */
+export const REPO = PROJECT_ROOT;
 export const EXAMPLE_FLEET = path.join(REPO, 'fleet');
 export const BIN = path.join(REPO, 'bin/kyma-fleet.js');
 /** Fixed evaluation time so Falco version expiry is reproducible. */
