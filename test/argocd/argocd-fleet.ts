@@ -74,12 +74,15 @@ export interface ArgoContext {
   repos: Record<string, string>;
 }
 
-/** Runs one subcommand; resolves with its JSON line, rejects (with stderr) when it could not run. */
-export function argo<T>(cmd: string, ctx: ArgoContext, args: string[] = []): Promise<T> {
+/**
+ * Runs one subcommand; resolves with its JSON line, rejects (with stderr) when it could not run.
+ * `timeoutMs` (default 5 minutes) is longer for the bench's large fleets.
+ */
+export function argo<T>(cmd: string, ctx: ArgoContext, args: string[] = [], timeoutMs = 5 * 60_000): Promise<T> {
   const full = [cmd, '--kubeconfig', ctx.kubeconfig, '--namespace', ctx.namespace,
     ...Object.entries(ctx.repos).flatMap(([u, d]) => ['--repo', `${u}=${d}`]), ...args];
   return new Promise((resolve, reject) => {
-    execFile(tool().binary, full, { encoding: 'utf8', timeout: 5 * 60_000, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(tool().binary, full, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
       const line = stdout.trim().split('\n').pop() ?? '';
       let parsed: any;
       try {
