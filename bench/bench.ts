@@ -20,6 +20,11 @@
 //   committed-dist  `kyma-fleet synth` over that same, current dist/ with an empty cache folder (a
 //                   fresh CI runner with dist/ committed): everything is parsed, rendered and
 //                   compared, nothing is written
+//   pr-check        the pull-request job on a fresh runner (issue 28): `kyma-fleet check --base BASE
+//                   --markdown --output-file` (validate, synth --check and diff in one process) in a
+//                   fresh copy (new inodes and file times) of a fleet whose runtime #7 changed, its
+//                   re-synthesized dist/ and the base branch's dist/ (round 0's cold one), with an
+//                   empty cache folder; exit 0, one runtime changed against the base
 //   baseline        plain cdk8s (bench/plain-cdk8s.ts --mode folder): one App, one Chart per runtime,
 //                   ApiObjects, app.synth() with FOLDER_PER_CHART_FILE_PER_RESOURCE, over the objects
 //                   kyma-fleet renders (exported once, untimed, by bench/export-objects.ts)
@@ -72,7 +77,7 @@ import { packTree } from './floor';
 import { countFiles, fileInodes, load1, measureNode, newFiles, type ProcessRun, removeTree, rssSource, settle, sleepMs, type Spread, spread } from './measure';
 
 const BENCH_DIR = path.join(REPO_ROOT, '.bench');
-const SCENARIOS = ['validate', 'cold', 'noop', 'one-changed', 'committed-dist', 'baseline', 'baseline-naive', 'floor-write', 'floor-tojson', 'delivery', 'delivery-argocd'] as const;
+const SCENARIOS = ['validate', 'cold', 'noop', 'one-changed', 'committed-dist', 'pr-check', 'baseline', 'baseline-naive', 'floor-write', 'floor-tojson', 'delivery', 'delivery-argocd'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 const PRODUCT: readonly Scenario[] = ['validate', 'cold', 'noop', 'one-changed'];
 /** FILE_PER_CHART is O(N²): 3.5 s at 1,000 runtimes, 340 s at 10,000 (perf-baseline.md). */
@@ -83,7 +88,7 @@ const ONE_CHANGED_INDEX = 7;
 const TTL_VALUES = ['701h', '702h', '703h'];
 
 // Issue-5 targets ("Done means").
-const TARGET = { coldOverBaseline: 0.25, incrementalOverCold: 0.1, rssMB10k: 512, scale100kOver10k: 12 } as const;
+const TARGET = { coldOverBaseline: 0.25, incrementalOverCold: 0.1, rssMB10k: 512, scale100kOver10k: 12, prCheckOverCold: 0.2, prCheckRssMB100k: 1024 } as const;
 
 const LABEL: Record<Scenario, string> = {
   validate: 'validate',
@@ -91,6 +96,7 @@ const LABEL: Record<Scenario, string> = {
   noop: 'no-op synth',
   'one-changed': 'one-changed synth',
   'committed-dist': 'synth over a committed dist/, empty cache',
+  'pr-check': 'pull-request check, fresh runner',
   baseline: 'baseline: plain cdk8s, folder per chart',
   'baseline-naive': 'baseline-naive: plain cdk8s, FILE_PER_CHART',
   'floor-write': 'floor: write the same dist/ bytes, nothing else',
@@ -418,6 +424,47 @@ function requireDist(dist: string): void {
   if (!fs.existsSync(path.join(dist, INDEX_FILE))) throw new Error(`no dist/ to synth again at ${dist} (the run that writes it failed)`);
 }
 
+/**
+ * The pull-request check on a fresh runner (issue 28): prepared in the warm-up round from round 0's
+ * cold dist/ (the base branch) and a copy of the fleet with runtime #7 changed, re-synthesized into
+ * a dist/ of its own (untimed); every run gets fresh copies of the three (new inodes and file times,
+ * as a clone and `git archive` give) and an empty cache folder.
+ */
+function prCheckJob(build: Build, fleetDir: string, outRoot: string, baseDist: string): Job {
+  const rel = (p: string): string => path.relative(REPO_ROOT, p);
+  const template = path.join(outRoot, 'pr-template');
+  const run = (i: number): string => path.join(outRoot, `pr-${i}`);
+  return {
+    scenario: 'pr-check',
+    before: (i) => {
+      // Prepared once (the marker says it is complete); a half-made template from a failed run is made anew.
+      if (!fs.existsSync(path.join(template, 'ready'))) {
+        removeTree(template);
+        requireDist(baseDist);
+        fs.cpSync(fleetDir, path.join(template, 'fleet'), { recursive: true });
+        prepareChange(path.join(template, 'fleet')).apply(0);
+        fs.cpSync(baseDist, path.join(template, 'base'), { recursive: true });
+        fs.cpSync(baseDist, path.join(template, 'dist'), { recursive: true });
+        const synth = spawnSync(process.execPath, [build.cli, 'synth', '--fleet', rel(path.join(template, 'fleet')), '--out', rel(path.join(template, 'dist')), '--now', NOW], {
+          cwd: REPO_ROOT,
+          encoding: 'utf8',
+          env: { ...process.env, KYMA_FLEET_CACHE_DIR: path.join(outRoot, 'cache-pr-template') },
+        });
+        if (synth.status !== 0) throw new Error(`pr-check: synth of the pull request's fleet failed:\n${synth.stderr}`);
+        if (!fs.existsSync(path.join(template, 'dist'))) throw new Error(`pr-check: synth of the pull request's fleet left no dist/: ${synth.stdout}${synth.stderr}`);
+        fs.writeFileSync(path.join(template, 'ready'), '');
+      }
+      for (const part of ['fleet', 'dist', 'base']) fs.cpSync(path.join(template, part), path.join(run(i), part), { recursive: true });
+    },
+    args: (i) => [build.cli, 'check', '--fleet', rel(path.join(run(i), 'fleet')), '--out', rel(path.join(run(i), 'dist')), '--base', rel(path.join(run(i), 'base')), '--markdown', rel(path.join(run(i), 'diff.md')), '--output-file', rel(path.join(run(i), 'full.diff')), '--now', NOW],
+    env: (i) => ({ KYMA_FLEET_CACHE_DIR: path.join(outRoot, `cache-pr-${i}`), KYMA_FLEET_NO_CACHE: undefined }),
+    filesWritten: () => 0,
+    check: (r) => {
+      if (!/up to date/.test(r.stdout) || !/against \S+: \d+ added, [1-9]\d* changed/.test(r.stdout)) throw new Error(`pr-check: unexpected report: ${r.stdout}`);
+    },
+  };
+}
+
 interface SizeResult {
   n: number;
   fleet: FleetStats & { generateMs: number };
@@ -499,6 +546,7 @@ function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet
     distDir = coldDir(0);
     distCache = coldCache(0);
   }
+  if (want('pr-check') && want('cold')) round.push(prCheckJob(build, fleetDir, outRoot, coldDir(0)));
   if (want('baseline')) {
     round.push({ scenario: 'baseline', args: (i) => [build.plainCdk8s, '--objects', rel(objectsFile), '--out', rel(baseDir(i)), '--mode', 'folder'], outDir: baseDir });
   }
@@ -723,6 +771,8 @@ export function ratios(results: readonly SizeResult[]): Ratio[] {
     if (fw && ft && base) out.push(...floorRatios(r.n, fw, ft, base));
     const committed = group(r, 'committed-dist');
     if (committed && cold) push('committed-dist / cold (wall; no target)', committed, cold, 'wallMs', undefined);
+    const pr = group(r, 'pr-check');
+    if (pr && cold) push('pull-request check, fresh runner / cold (wall)', pr, cold, 'wallMs', TARGET.prCheckOverCold);
     const product = r.groups.filter((g) => PRODUCT.includes(g.scenario) && g.runs.length > 0);
     if (product.length > 0) {
       const worst = product.reduce((a, b) => (b.maxRssMB.median > a.maxRssMB.median ? b : a));
@@ -739,6 +789,17 @@ export function ratios(results: readonly SizeResult[]): Ratio[] {
         unit: 'MB',
       });
     }
+  }
+  // The pull-request check at 100,000 runtimes when it was not measured there (issue 28): computed,
+  // not measured, by a straight line through the two largest measured sizes (its work is per file).
+  const prSizes = results.filter((r) => group(r, 'pr-check')?.runs.length).sort((a, b) => a.n - b.n);
+  if (prSizes.length >= 2 && !prSizes.some((r) => r.n === 100000)) {
+    const [a, b] = prSizes.slice(-2).map((r) => group(r, 'pr-check')!);
+    const [na, nb] = prSizes.slice(-2).map((r) => r.n);
+    const at = (ya: number, yb: number): number => ya + ((yb - ya) / (nb! - na!)) * (100000 - na!);
+    const rss = at(a!.maxRssMB.median, b!.maxRssMB.median);
+    out.push({ name: 'pull-request check, fresh runner: wall s (computed)', n: '100000', value: at(a!.wallMs.median, b!.wallMs.median) / 1000, how: `computed: line through N=${na} and N=${nb}`, target: '–', ok: null, criterion: false });
+    out.push({ name: 'pull-request check, fresh runner: peak RSS (computed)', n: '100000', value: rss, how: `computed: line through N=${na} and N=${nb}`, target: `< ${TARGET.prCheckRssMB100k} MB`, ok: rss < TARGET.prCheckRssMB100k, criterion: false, unit: 'MB' });
   }
   // Scaling of the cold synth between consecutive sizes; issue 5 names 100k / 10k <= 12x.
   const sized = results.filter((r) => group(r, 'cold')).sort((a, b) => a.n - b.n);

@@ -132,10 +132,12 @@ describe('validate with the run record of the last synth', () => {
       },
     ],
     ['no dist/ any more', (ws: Workspace) => fs.rmSync(ws.outDir, { recursive: true })],
-  ])('does not use the record when %s', (_label, change) => {
+  ])('does not use the record when %s', (label, change) => {
     const ws = workspace(`refused-${Math.random().toString(16).slice(2)}`);
     change(ws);
-    expect(compare(ws).reused).toBe(0);
+    // The record that dist/'s index carries (src/run/committed-record.ts) is that other run's: it
+    // vouches for the runtime files the two fleets share, never this cache folder's record.
+    expect(compare(ws).reused).toBe(label.startsWith('dist/ was written by another run') ? RUNTIMES - 1 : 0);
   });
 
   it('does not use the record at a `now` past one of its time thresholds (a Falco version expiring)', () => {

@@ -89,14 +89,13 @@ function expectWorkflow(text: string): void {
     index((s) => s.uses?.startsWith('actions/checkout@') === true, 'checkout'),
     index((s) => s.uses?.startsWith('actions/setup-node@') === true && String(s.with?.['node-version']) === '20', 'setup-node 20'),
     index((s) => s.run === 'npm ci', 'npm ci'),
-    index((s) => /^npx kyma-fleet validate\b/.test(s.run ?? ''), 'validate'),
-    index((s) => s.run === 'npx kyma-fleet synth --check', 'synth --check'),
-    index((s) => /npx kyma-fleet diff .*--output markdown > diff\.md/.test(s.run ?? ''), 'diff --output markdown > diff.md'),
+    // validate, synth --check and diff against the base in one process (issue 28).
+    index((s) => /npx kyma-fleet check --base "\$RUNNER_TEMP\/base\/dist" --markdown diff\.md --output-file kyma-fleet\.diff/.test(s.run ?? ''), 'check --base … --markdown diff.md'),
     index((s) => s.uses === 'marocchino/sticky-pull-request-comment@v2' && s.with?.path === 'diff.md', 'PR comment with diff.md'),
   ];
   expect([...order].sort((a, b) => a - b)).toEqual(order);
-  // The comment is posted also when synth --check failed, but only after a successful diff.
-  expect(steps.find((s) => s.uses?.startsWith('marocchino/'))!.if).toContain("steps.diff.outcome == 'success'");
+  // The comment is posted also when dist/ is stale, whenever check wrote it (the fleet is valid).
+  expect(steps.find((s) => s.uses?.startsWith('marocchino/'))!.if).toContain("hashFiles('diff.md') != ''");
 }
 
 /** Every `$schema=` first line of the fleet files under `root` points at an existing file. */

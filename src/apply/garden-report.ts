@@ -30,6 +30,8 @@ export interface RuntimeApplyRecord {
   readonly message?: string;
   /** RFC 3339 time of the run. */
   readonly time: string;
+  /** The run wrote outside the change window of the runtime's ring: the `--override-window` reason. */
+  readonly windowOverride?: string;
 }
 
 export interface GardenApplyReport {

@@ -17,7 +17,7 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<keyof typeof ExitCode, string>>
   OutOfDate: 'out of date: synth --check found dist/ stale; apply garden refuses a dist/ that is not the fleet\'s render',
   IoOrLock: 'I/O or lock: an output or status folder cannot be written or another run holds its lock; left unchanged',
   StatusGlobalFailure: 'cluster access failed: kubeconfig unreadable or unusable, credentials refused, a cluster unreachable, a Shoot not written',
-  RolloutGateClosed: 'rollout gate closed: rollout advance moved no ring (the ring being left holds it, or the rollout is paused)',
+  RolloutGateClosed: 'rollout gate closed or outside a change window: nothing advanced or applied (the ring being left holds it, the rollout is paused, or a ring is outside its change window)',
   Internal: 'internal error: a bug, please report it with the message',
 };
 

@@ -10,6 +10,7 @@ import { packageVersion } from '../lib/version';
 import { registerCommand } from './commands/register';
 import { applyCommand } from './commands/apply';
 import { completionCommand } from './commands/completion';
+import { checkCommand } from './commands/check';
 import { diffCommand } from './commands/diff';
 import { explainCommand } from './commands/explain';
 import { initCommand } from './commands/init';
@@ -46,6 +47,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
   program.addCommand(synthCommand(streams, setExit));
   program.addCommand(mergeCommand(streams, setExit));
   program.addCommand(diffCommand(streams, setExit));
+  program.addCommand(checkCommand(streams, setExit));
   program.addCommand(explainCommand(streams, setExit));
   program.addCommand(statusCommand(streams, setExit));
   program.addCommand(rolloutCommand(streams, setExit));

@@ -222,6 +222,53 @@ export interface ExtensionPlugin<State = unknown> {
   readonly testedAgainst?: readonly UpstreamPin[];
   /** What `kyma-fleet init` writes for this extension in a new fleet repository; absent: init leaves it out. */
   readonly scaffold?: ScaffoldText;
+  /**
+   * What a change of this extension's rendering makes happen on a runtime (a cache's images lost, a
+   * node agent on every node), for the review of `kyma-fleet diff` (src/render/consequences.ts).
+   * Absent: its changes count as a Shoot reconcile or a config change only.
+   */
+  readonly consequences?: ConsequenceRules;
+}
+
+/** How much a consequence costs; the review lists destructive ones first. */
+export type ConsequenceSeverity = 'destructive' | 'disruptive' | 'routine';
+
+/** A kind of consequence a change has on a runtime's clusters (`kyma-fleet diff`, `--fail-on`). */
+export interface ConsequenceClass {
+  /** Stable kebab-case id, unique across the core and every extension (--fail-on, JSON). */
+  readonly id: string;
+  /** What it is, in a few words, e.g. 'cache removed (images lost)'. */
+  readonly label: string;
+  /** destructive: something on the cluster is deleted or lost; disruptive: what runs or may run on the nodes changes; routine: neither. */
+  readonly severity: ConsequenceSeverity;
+  /** What happens on the cluster, one sentence (the review and docs/ci.md show it). */
+  readonly description: string;
+}
+
+/**
+ * One side (before or after) of a change of one runtime, as far as it concerns one extension: the
+ * objects of the runtime's rendered files that the change touches, parsed. An object whose file the
+ * change leaves alone is absent on both sides, so compare the two sides, never one side with a default.
+ */
+export interface RenderedSide {
+  /** The Shoot fragment's spec.extensions entry of this extension's type; undefined when the Shoot has none (or is untouched). */
+  readonly shootEntry?: Readonly<Record<string, unknown>>;
+  /** The Shoot fragment's spec.resources (empty when the Shoot is untouched). */
+  readonly shootResources: readonly Readonly<Record<string, unknown>>[];
+  /** The KIM Runtime CR fragment's spec (kcp/), when touched. */
+  readonly runtimeSpec?: Readonly<Record<string, unknown>>;
+  /** The touched objects of skr-config/ (config CRs, ConfigMaps), of every extension. */
+  readonly skrConfig: readonly Readonly<Record<string, unknown>>[];
+}
+
+export interface ConsequenceRules {
+  /** Every class the extension can report, each id unique (the core refuses a clash at load). */
+  readonly classes: readonly ConsequenceClass[];
+  /**
+   * The ids of `classes` that the change from `before` to `after` makes happen on a runtime that is
+   * in the fleet on both sides. A reordering or a rewrite to the same values yields none. Pure.
+   */
+  classify(before: RenderedSide, after: RenderedSide): readonly string[];
 }
 
 /** An extension's part of the files `kyma-fleet init` writes (YAML text, each line ending in a newline). */

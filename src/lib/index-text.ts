@@ -1,13 +1,47 @@
 // The canonical text of dist/'s index (./dist-index.ts): its fixed head and tail, one line per
 // entry, built in chunks with its digest as it grows, so a writer never formats or holds more than
-// it must. Pure.
+// it must; after the files, optionally, the record of how each runtime was rendered (its `inputs`
+// section, src/run/committed-record.ts), which readers of the files skip. Pure.
 
 import { createHash } from 'node:crypto';
 import { cmp } from './diagnostics';
 
 export const INDEX_HEAD = '{\n  "files": {\n';
-export const INDEX_TAIL = '\n  },\n  "generator": "kyma-fleet",\n  "version": 1\n}\n';
-export const EMPTY_INDEX = '{\n  "files": {},\n  "generator": "kyma-fleet",\n  "version": 1\n}\n';
+/** What follows the last entry line up to the optional inputs section, and what ends the index. */
+export const FILES_END = '\n  },\n  "generator": "kyma-fleet",\n';
+export const VERSION_END = '  "version": 1\n}\n';
+export const INDEX_TAIL = FILES_END + VERSION_END;
+/** An index without files up to the optional inputs section. */
+export const EMPTY_FILES = '{\n  "files": {},\n  "generator": "kyma-fleet",\n';
+export const EMPTY_INDEX = EMPTY_FILES + VERSION_END;
+
+/**
+ * Where the files part of index text ends (the offset of FILES_END, or of the end of EMPTY_FILES
+ * for an index without files: `filesEnd`), where the part the inputs seal covers ends (`prefixEnd`)
+ * and the inputs section between it and VERSION_END (`inputs`, '' when there is none). Undefined
+ * when the text has neither shape. An entry line cannot hold FILES_END (a path has no line break),
+ * so its first occurrence ends the files.
+ */
+export function indexParts(text: string): { readonly filesEnd: number; readonly prefixEnd: number; readonly inputs: string } | undefined {
+  let filesEnd: number;
+  let prefixEnd: number;
+  if (text.startsWith(EMPTY_FILES)) {
+    filesEnd = prefixEnd = EMPTY_FILES.length;
+  } else {
+    if (!text.startsWith(INDEX_HEAD)) return undefined;
+    filesEnd = text.indexOf(FILES_END, INDEX_HEAD.length - 1);
+    if (filesEnd < 0) return undefined;
+    prefixEnd = filesEnd + FILES_END.length;
+  }
+  if (!text.endsWith(VERSION_END) || text.length - VERSION_END.length < prefixEnd) return undefined;
+  const inputs = text.slice(prefixEnd, text.length - VERSION_END.length);
+  if (inputs !== '' && !(inputs.startsWith(INPUTS_START) && inputs.endsWith(INPUTS_END))) return undefined;
+  return { filesEnd, prefixEnd, inputs };
+}
+
+/** The inputs section opens and closes with these lines. */
+export const INPUTS_START = '  "inputs": {\n';
+export const INPUTS_END = '\n  },\n';
 /** Characters canonical index text never holds: what JSON escapes (a backslash), controls other than line feeds, lone surrogates. */
 export const NOT_CANONICAL = /[\\\u0000-\u0009\u000b-\u001f\ud800-\udfff]/;
 
@@ -42,8 +76,15 @@ export class IndexTextBuilder {
     this.push(this.pieces++ === 0 ? `{\n  "files": {\n${piece}` : `,\n${piece}`);
   }
 
-  finish(): { readonly chunks: readonly string[]; readonly digest: string; readonly length: number } {
-    this.push(this.pieces === 0 ? EMPTY_INDEX : INDEX_TAIL);
+  /**
+   * The index text in chunks. `inputs`: the inputs section (INPUTS_START ... INPUTS_END), given the
+   * sha256 of the text before it (what its seal covers).
+   */
+  finish(inputs?: (prefixDigest: string) => string): { readonly chunks: readonly string[]; readonly digest: string; readonly length: number } {
+    this.push(this.pieces === 0 ? EMPTY_FILES : FILES_END);
+    this.flush();
+    if (inputs) this.push(inputs(this.hash.copy().digest('hex')));
+    this.push(VERSION_END);
     this.flush();
     let length = 0;
     for (const c of this.chunks) length += c.length;

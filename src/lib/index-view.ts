@@ -2,7 +2,7 @@
 // (IndexBytes, outside the JS heap, for worker threads): lookups by binary search that gallop from
 // the last answer, prefix ranges, and verbatim lines that a writer copies into the next index.
 
-import { EMPTY_INDEX, INDEX_HEAD, INDEX_TAIL, indexLine, isLowerHex, NOT_CANONICAL } from './index-text';
+import { EMPTY_FILES, FILES_END, INDEX_HEAD, indexLine, indexParts, isLowerHex, NOT_CANONICAL, VERSION_END } from './index-text';
 
 /**
  * The entries of an index in code-point order, searchable by binary search. When the index text is
@@ -31,14 +31,17 @@ export class IndexView {
    * skipped; the line structure is still checked, and any backslash still means "not canonical".
    */
   static fromCanonicalText(text: string, ours = false): IndexView | undefined {
-    if (text === EMPTY_INDEX) return new IndexView([], [], text, new Int32Array(0));
-    if (!text.startsWith(INDEX_HEAD) || !text.endsWith(INDEX_TAIL)) return undefined;
+    // The inputs section after the files (src/run/committed-record.ts) is not read here.
+    const parts = indexParts(text);
+    if (!parts) return undefined;
+    if (parts.filesEnd === EMPTY_FILES.length && text.startsWith(EMPTY_FILES)) return new IndexView([], [], text, new Int32Array(0));
     // No character JSON would have escaped (serializeIndex escapes them, so canonical text has no
-    // backslash) and no control character other than the line breaks, checked once for the whole text.
-    if (ours ? text.includes('\\') : NOT_CANONICAL.test(text)) return undefined;
+    // backslash) and no control character other than the line breaks, checked once for the files.
+    const files = parts.inputs === '' ? text : text.slice(0, parts.filesEnd);
+    if (ours ? files.includes('\\') : NOT_CANONICAL.test(files)) return undefined;
     const rels: string[] = [];
     const starts: number[] = [];
-    const end = text.length - INDEX_TAIL.length;
+    const end = parts.filesEnd;
     let at = INDEX_HEAD.length;
     for (;;) {
       // `    "<rel>": "<64 hex>"`, then ",\n" or the end of the files object.
@@ -147,14 +150,17 @@ export class IndexBytes {
   /** Canonical index bytes (as serializeIndex writes them); undefined for anything else. */
   static fromCanonicalBytes(bytes: Buffer): IndexBytes | undefined {
     const head = Buffer.from(INDEX_HEAD);
-    const tail = Buffer.from(INDEX_TAIL);
-    if (bytes.equals(Buffer.from(EMPTY_INDEX))) return new IndexBytes(bytes, new Int32Array(0), new Int32Array(0));
-    if (bytes.length < head.length + tail.length || !bytes.subarray(0, head.length).equals(head) || !bytes.subarray(bytes.length - tail.length).equals(tail)) return undefined;
+    const last = Buffer.from(VERSION_END);
+    if (bytes.length < head.length + last.length || !bytes.subarray(bytes.length - last.length).equals(last)) return undefined;
+    if (bytes.subarray(0, EMPTY_FILES.length).equals(Buffer.from(EMPTY_FILES))) return new IndexBytes(bytes, new Int32Array(0), new Int32Array(0));
+    if (!bytes.subarray(0, head.length).equals(head)) return undefined;
+    // The files end at the first FILES_END (a path has no line break); the inputs section after them is not read here.
+    const end = bytes.indexOf(FILES_END, head.length - 1);
+    if (end < 0) return undefined;
     // Escapes (a backslash) mean JSON.parse must read it; UTF-8 continuation bytes are never '"' or a line feed.
-    if (bytes.includes(0x5c)) return undefined;
+    if (bytes.subarray(0, end).includes(0x5c)) return undefined;
     const starts: number[] = [];
     const closes: number[] = [];
-    const end = bytes.length - tail.length;
     let at = head.length;
     for (;;) {
       // `    "<rel>": "<64 hex>"`, then ",\n" or the end of the files object.

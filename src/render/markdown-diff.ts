@@ -22,6 +22,8 @@ const NOTE_RESERVE = 700;
 export interface MarkdownDiffOptions {
   /** Upper bound of the result's length in UTF-16 code units (never fewer than characters). */
   readonly maxChars?: number;
+  /** A Markdown section the comment opens with, right after the one-line summary (what the change does), counted in maxChars. */
+  readonly lead?: string;
   /** Markdown sections shown after the summary (another view of the same change), counted in maxChars. */
   readonly sections?: readonly string[];
   /** The file holding the complete diff (diff --output-file), named where something is left out. */
@@ -155,6 +157,12 @@ function patchBlock(c: FileChange, max: number, fullDiff: string): string | unde
   return open + body + room(lines.length - kept) + close;
 }
 
+/** A section and a blank line, or a note that it is left out when it does not fit after `body`. */
+function fitting(body: string, section: string, maxChars: number): string {
+  const text = section.endsWith('\n') ? section : `${section}\n`;
+  return body.length + text.length + NOTE_RESERVE <= maxChars ? `${text}\n` : `_A section of ${thousands(text.length)} characters is left out: it does not fit into the comment._\n\n`;
+}
+
 /** Markdown for a pull request comment, at most `maxChars` long. */
 export function formatDiffMarkdown(d: TreeDiff, options: MarkdownDiffOptions = {}): string {
   if (isEmptyDiff(d)) return '### kyma-fleet: no changes to `dist/`\n';
@@ -165,16 +173,14 @@ export function formatDiffMarkdown(d: TreeDiff, options: MarkdownDiffOptions = {
   const removed = new Set(r.removed);
   const touched = r.added.length + r.removed.length + r.changed.length;
   let body = ['### kyma-fleet: changes to `dist/`', '', diffSummary(d), '', ''].join('\n');
+  if (options.lead) body += fitting(body, options.lead, maxChars);
   const list = (title: string, items: readonly string[]): void => {
     if (items.length > 0) body += `**${title}:** ${cappedList(items)}\n\n`;
   };
   list('New runtimes', r.added);
   list('Removed runtimes', r.removed);
   list('Changed runtimes', r.changed);
-  for (const section of options.sections ?? []) {
-    const text = section.endsWith('\n') ? section : `${section}\n`;
-    body += body.length + text.length + NOTE_RESERVE <= maxChars ? `${text}\n` : `_A section of ${thousands(text.length)} characters is left out: it does not fit into the comment._\n\n`;
-  }
+  for (const section of options.sections ?? []) body += fitting(body, section, maxChars);
   const { groups, shared } = groupChanges(d);
   const budget = (): number => maxChars - NOTE_RESERVE - body.length;
   let omittedGroups = 0;

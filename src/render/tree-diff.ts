@@ -17,11 +17,19 @@ export interface TreeDiff {
    * sets one runtime's files apart from another's, so that the same change reads the same.
    */
   readonly identifiers: ReadonlyMap<string, readonly string[]>;
+  /**
+   * The text before and after of every added, changed or removed manifest in a runtime's target
+   * folders (kustomization.yaml aside): what the consequences of the change are read from
+   * (consequences.ts). Absent before: the file is added; absent after: removed.
+   */
+  readonly manifests: ReadonlyMap<string, { readonly before?: string; readonly after?: string }>;
 }
 
 const runtimeOf = (file: string): string | undefined => /^runtimes\/([^/]+)\//.exec(file)?.[1];
 // runtimes/<name>/kcp|garden/<kind>-<object name>.yaml (manifestFileName in render-fleet.ts).
 const OBJECT_FILE = /^runtimes\/([^/]+)\/(?:kcp|garden)\/[a-z0-9]+-(.+)\.yaml$/;
+/** A manifest applied to a cluster: runtimes/<name>/<target>/<kind>-<name>.yaml (not the kustomization.yaml). */
+const MANIFEST_FILE = /^runtimes\/[^/]+\/(?:skr|skr-config|kcp|garden)\/(?!kustomization\.yaml$)[^/]+\.yaml$/;
 
 function runtimesIn(files: Iterable<string>, identifiers?: Map<string, string[]>): Set<string> {
   const out = new Set<string>();
@@ -74,9 +82,14 @@ export function diffOfChanges(c: Changes, oldText: (file: string) => string, new
     (require('diff') as typeof import('diff')).createTwoFilesPatch(before === '' ? '/dev/null' : `a/${file}`, after === '' ? '/dev/null' : `b/${file}`, before, after, undefined, undefined, { context: 3 })
       .replace(/^=+\n/, '')
       .replace(/^(---|\+\+\+) (.*?)\t?$/gm, '$1 $2');
-  for (const file of c.added) patches.set(file, patch(file, '', newText(file)));
-  for (const file of c.changed) patches.set(file, patch(file, oldText(file), newText(file)));
-  for (const file of c.removed) patches.set(file, patch(file, oldText(file), ''));
+  const manifests = new Map<string, { before?: string; after?: string }>();
+  const both = (file: string, before: string | undefined, after: string | undefined): void => {
+    patches.set(file, patch(file, before ?? '', after ?? ''));
+    if (MANIFEST_FILE.test(file)) manifests.set(file, { ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) });
+  };
+  for (const file of c.added) both(file, undefined, newText(file));
+  for (const file of c.changed) both(file, oldText(file), newText(file));
+  for (const file of c.removed) both(file, oldText(file), undefined);
   const identifiers = new Map<string, string[]>();
   const before = runtimesIn(c.before, identifiers);
   const after = runtimesIn(c.after, identifiers);
@@ -92,6 +105,7 @@ export function diffOfChanges(c: Changes, oldText: (file: string) => string, new
       changed: touched.filter((r) => before.has(r) && after.has(r)),
     },
     identifiers: new Map([...identifiers].sort(([a], [b]) => cmp(a, b))),
+    manifests,
   };
 }
 
@@ -105,11 +119,12 @@ export function diffSummary(d: TreeDiff): string {
   return `${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} removed files; runtimes: ${r.added.length} new, ${r.changed.length} changed, ${r.removed.length} removed`;
 }
 
-export function formatDiffText(d: TreeDiff, outDir: string): string {
+/** The unified diff and the summary line; `beforeSummary` (lines, e.g. the consequences) goes between them. */
+export function formatDiffText(d: TreeDiff, outDir: string, beforeSummary = ''): string {
   if (isEmptyDiff(d)) return `${outDir}/ is up to date\n`;
   let out = '';
   for (const p of d.patches.values()) out += p;
-  return out + `${diffSummary(d)}\n`;
+  return out + beforeSummary + `${diffSummary(d)}\n`;
 }
 
 export function formatDiffJson(d: TreeDiff): string {

@@ -1,6 +1,7 @@
 // `rollout status`: per ring its revision, since when, its runtimes and their states as the last
 // status run recorded them (fleet/status/), the bake time left and whether its gate is open, with
-// the reason. Read-only: `rollout advance` observes the clusters again before it trusts a gate.
+// the reason, and its change window now (open until when, or closed and when the next one opens).
+// Read-only: `rollout advance` observes the clusters again before it trusts a gate.
 
 import { cmp } from '../lib/diagnostics';
 import { STATUS_STATES, type StatusState } from '../status/states';
@@ -8,6 +9,7 @@ import { parseStatusFile, type RuntimeStatusRecord } from '../status/status-file
 import { readPreviousStatus } from '../status/write-status';
 import { evaluateGate, formatDuration } from './gate';
 import type { RolloutView } from './ring-resolve';
+import { judgeWindows, windowJson, windowLine, windowsOf } from './windows';
 
 /** The status records of these runtimes in a status folder (unreadable or foreign files: none). */
 export function readStatusRecords(statusDir: string, names: readonly string[]): Map<string, RuntimeStatusRecord> {
@@ -28,6 +30,10 @@ export interface RingRow {
   readonly states: Readonly<Record<string, number>>;
   /** Present for the ring `advance` would leave next. */
   readonly gate?: { readonly open: boolean; readonly reason: string; readonly bakeLeft: string; readonly bakeLeftSeconds: number; readonly holders: ReadonlyArray<{ runtime: string; why: string }> };
+  /** Present when the ring has change windows: open or closed now, why, and the next change (windows.ts windowJson). */
+  readonly window?: Record<string, unknown>;
+  /** The reason it got onto its revision outside its change window (--override-window). */
+  readonly windowOverride?: string;
 }
 
 export interface RingTable {
@@ -42,6 +48,13 @@ export interface RingTable {
 
 export function ringTable(view: RolloutView, records: ReadonlyMap<string, RuntimeStatusRecord>, now: Date): RingTable {
   const state = view.state;
+  const windows = new Map<string, string>();
+  const windowOf = (ring: string): { window?: Record<string, unknown> } => {
+    const v = judgeWindows(windowsOf(view.config, ring), now);
+    if (!v.configured) return {};
+    windows.set(ring, windowLine(v));
+    return { window: windowJson(v) };
+  };
   if (!state) {
     const text = `rollout not started: the rings follow the working layers (revision ${view.working.id}); kyma-fleet rollout start begins the first rollout\n`;
     return { started: false, paused: false, working: view.working.id, pending: false, rings: [], text };
@@ -61,7 +74,15 @@ export function ringTable(view: RolloutView, records: ReadonlyMap<string, Runtim
       states[s] = (states[s] ?? 0) + 1;
     }
     const ordered = Object.fromEntries([...STATUS_STATES, 'Unrecorded'].filter((s) => states[s]).map((s) => [s, states[s]!]));
-    const row: RingRow = { name: ring.name, revision: ring.revision, since: ring.since, runtimes: members.map((m) => m.name).sort(cmp), states: ordered };
+    const row: RingRow = {
+      name: ring.name,
+      revision: ring.revision,
+      since: ring.since,
+      ...(ring.windowOverride === undefined ? {} : { windowOverride: ring.windowOverride }),
+      runtimes: members.map((m) => m.name).sort(cmp),
+      states: ordered,
+      ...windowOf(ring.name),
+    };
     if (i !== leaving) return row;
     const config = view.config.rings[i]!;
     const v = evaluateGate({ ring: ring.name, bakeMs: config.bakeMs, maxFailed: config.maxFailed, since: new Date(ring.since), runtimes: members, status: records, now });
@@ -74,6 +95,8 @@ export function ringTable(view: RolloutView, records: ReadonlyMap<string, Runtim
   for (const row of rows) {
     const counts = Object.entries(row.states).map(([s, n]) => `${n} ${s}`).join(', ');
     text += `  ${row.name}: revision ${row.revision} since ${row.since}; ${row.runtimes.length} runtime${row.runtimes.length === 1 ? '' : 's'}${counts ? ` (${counts})` : ''}\n`;
+    if (row.windowOverride !== undefined) text += `    moved outside its change window: --override-window ${JSON.stringify(row.windowOverride)}\n`;
+    if (windows.has(row.name)) text += `    window ${windows.get(row.name)}\n`;
     if (row.gate) {
       text += `    gate ${row.gate.open ? 'open' : 'closed'}: ${row.gate.reason}\n`;
       for (const h of row.gate.holders.slice(0, 20)) text += `      ${h.runtime}: ${h.why}\n`;

@@ -21,6 +21,8 @@ export interface RingState {
   readonly revision: string;
   /** When the ring got onto this revision (RFC 3339, UTC, seconds). */
   readonly since: string;
+  /** Why it got onto it outside its change window (`--override-window REASON`); absent when it moved inside one. */
+  readonly windowOverride?: string;
 }
 
 export interface RolloutState {
@@ -42,7 +44,10 @@ export function formatTime(t: Date): string {
 
 export function formatState(state: RolloutState): string {
   let out = `${STATE_HEADER}apiVersion: ${STATE_API_VERSION}\nkind: ${STATE_KIND}\npaused: ${state.paused}\nrings:\n`;
-  for (const r of state.rings) out += `  - name: ${r.name}\n    revision: "${r.revision}"\n    since: "${r.since}"\n`;
+  for (const r of state.rings) {
+    out += `  - name: ${r.name}\n    revision: "${r.revision}"\n    since: "${r.since}"\n`;
+    if (r.windowOverride !== undefined) out += `    windowOverride: ${JSON.stringify(r.windowOverride)}\n`;
+  }
   return out;
 }
 
@@ -72,18 +77,27 @@ export function parseState(bytes: Uint8Array, file: string): { readonly read?: R
     data.rings.forEach((ring, i) => {
       const at = ['rings', i];
       if (!isRec(ring)) return report(at, 'must be a map with name, revision and since');
-      unknownKeys(ring, ['name', 'revision', 'since'], at, report);
-      const { name, revision, since } = ring;
+      unknownKeys(ring, ['name', 'revision', 'since', 'windowOverride'], at, report);
+      const { name, revision, since, windowOverride } = ring;
       if (typeof name !== 'string' || !isDNS1123Label(name)) report([...at, 'name'], `must be a ring name (got ${quote(name)})`);
       else if (seen.has(name)) report([...at, 'name'], `Duplicate value: ${quote(name)}`);
       else seen.add(name);
       if (typeof revision !== 'string' || !REVISION_ID.test(revision)) report([...at, 'revision'], `must be a revision id of 16 hex digits (got ${quote(revision)})`);
       if (typeof since !== 'string' || !TIME.test(since) || Number.isNaN(Date.parse(since))) report([...at, 'since'], `must be a time such as 2026-11-25T10:00:00Z (got ${quote(since)})`);
-      rings.push({ name: String(name), revision: String(revision), since: String(since) });
+      if (windowOverride !== undefined && overrideReasonProblem(windowOverride) !== undefined) report([...at, 'windowOverride'], overrideReasonProblem(windowOverride)!);
+      rings.push({ name: String(name), revision: String(revision), since: String(since), ...(windowOverride === undefined ? {} : { windowOverride: String(windowOverride) }) });
     });
   }
   if (diagnostics.length > 0) return { diagnostics };
   return { read: { state: { paused: data.paused as boolean, rings }, positions }, diagnostics };
+}
+
+/** Why a `--override-window` reason cannot be recorded, or undefined: one line of printable text, at most 200 characters. */
+export function overrideReasonProblem(reason: unknown): string | undefined {
+  if (typeof reason !== 'string' || reason.trim() === '') return `must be a reason: a non-empty line of text (got ${quote(reason)})`;
+  if (reason.length > 200) return `must be at most 200 characters (got ${reason.length})`;
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(reason) || /[\ud800-\udfff]/.test(reason.replace(/[\ud800-\udbff][\udc00-\udfff]/g, ''))) return 'must be one line of printable text';
+  return undefined;
 }
 
 /** Every state problem says how to recover. */

@@ -1,6 +1,7 @@
 // The moves of a rollout as pure functions of the state: start, advance one ring, abort, pause and
 // resume, and fitting a stored state to the rings fleet.yaml declares now. The CLI does the I/O
-// (./store.ts) and the checks (./gate.ts) around them.
+// (./store.ts) and the checks (./gate.ts, ./windows.ts) around them. A ring that moves loses the
+// windowOverride of its previous move (the reason belongs to the move that needed it).
 
 import { REST_RING, type RolloutConfig } from '../validate/rollout-options';
 import { ringNames } from './rings';
@@ -35,7 +36,7 @@ export function startRollout(state: RolloutState | undefined, config: RolloutCon
   if (!state) return { paused: false, rings: ringNames(config).map((name) => ({ name, revision, since })) };
   const aligned = alignState(state, config);
   if (aligned.rings[0]!.revision === revision) return undefined;
-  return { ...aligned, rings: aligned.rings.map((r, i) => (i === 0 ? { ...r, revision, since } : r)) };
+  return { ...aligned, rings: aligned.rings.map((r, i) => (i === 0 ? { name: r.name, revision, since } : r)) };
 }
 
 /** The index of the ring `rollout advance` leaves: the first whose next ring is on another revision. */
@@ -55,7 +56,7 @@ export function advanceFrom(state: RolloutState, left: number, now: Date, isEmpt
   const moved: string[] = [];
   for (let i = left + 1; i < rings.length; i++) {
     if (rings[i]!.revision === revision) break;
-    rings[i] = { ...rings[i]!, revision, since };
+    rings[i] = { name: rings[i]!.name, revision, since };
     moved.push(rings[i]!.name);
     if (!isEmpty(rings[i]!.name)) break;
   }
@@ -67,7 +68,12 @@ export function abortRollout(state: RolloutState, now: Date): { state: RolloutSt
   const since = formatTime(now);
   const last = state.rings[state.rings.length - 1]!.revision;
   const moved = state.rings.filter((r) => r.revision !== last).map((r) => r.name);
-  return { state: { ...state, rings: state.rings.map((r) => (r.revision === last ? r : { ...r, revision: last, since })) }, moved };
+  return { state: { ...state, rings: state.rings.map((r) => (r.revision === last ? r : { name: r.name, revision: last, since })) }, moved };
+}
+
+/** The state with `reason` recorded on these rings (moved by `--override-window REASON` outside their window). */
+export function withWindowOverride(state: RolloutState, rings: readonly string[], reason: string): RolloutState {
+  return { ...state, rings: state.rings.map((r) => (rings.includes(r.name) ? { ...r, windowOverride: reason } : r)) };
 }
 
 export function setPaused(state: RolloutState, paused: boolean): RolloutState {

@@ -160,6 +160,8 @@ export interface RecordUse {
   readonly indexText: string | undefined;
   /** Runtime files (relPath) parsed even when the record vouches for them. */
   readonly parse?: (relPath: string) => boolean;
+  /** `trusted` is the record committed in dist/'s index: used as a run record is, without a cache folder too. */
+  readonly committed?: boolean;
 }
 
 export interface CheckedWithRecord {
@@ -205,7 +207,8 @@ export function checkWithRecord(options: RecordCheckOptions, use: RecordUse): Ch
     if (digest === undefined) digests.set(r.runtime.name, (digest = runtimeInputDigest(fleetDigest, r)));
     return digest;
   };
-  const isUnchanged = (model: FleetModel, r: ResolvedRuntime): boolean => cacheDir !== undefined && byName.get(r.runtime.name)?.input === inputOf(model, r);
+  const withRecord = cacheDir !== undefined || use.committed === true;
+  const isUnchanged = (model: FleetModel, r: ResolvedRuntime): boolean => withRecord && byName.get(r.runtime.name)?.input === inputOf(model, r);
 
   const checked = checkFleet({
     fleetDir: options.fleetDir,
@@ -218,7 +221,7 @@ export function checkWithRecord(options: RecordCheckOptions, use: RecordUse): Ch
     previousIndex: indexText === undefined ? undefined : () => parseIndex(indexText, { ours: trusted !== undefined })?.view,
     cacheDir,
     unchangedSincePrevious: isUnchanged,
-    runtimes: cacheDir ? { plan, identities: (reused) => reused.map((f) => ({ ...reuse!.runtimes[f.relPath]!.identity, file: f.file })) } : undefined,
+    runtimes: withRecord ? { plan, identities: (reused) => reused.map((f) => ({ ...reuse!.runtimes[f.relPath]!.identity, file: f.file })) } : undefined,
   });
   const diagnostics = normalizeDiagnostics([
     ...checked.diagnostics,

@@ -2,12 +2,15 @@
 // file is read. It reads the run record of the cache folder (./run-record.ts) and dist/'s index,
 // loads the fleet-wide layers once (fleet.yaml, groups, auxiliary files: the check's input, not read
 // again), and decides whether the record can be used (same layers key and time epoch, dist/'s index
-// the one its run wrote) and, without it, whether a large fleet is rendered in parts.
+// the one its run wrote) and, without it, whether a large fleet is rendered in parts. Without a
+// usable run record (a fresh CI runner) the record committed in dist/'s index stands in for it once
+// dist/'s files are hashed against the index (./committed-record.ts).
 
 import * as path from 'node:path';
 import { indexTextDigest, parseIndex } from '../lib/dist-index';
 import { type FleetLayers, loadFleet, loadLayers } from '../load/load';
 import { readIndexBytes } from '../write/dist-writer';
+import { committedKey, trustCommitted } from './committed-record';
 import { distTouchedSince } from './dist-edits';
 import { workerCount } from './parallel/pool';
 import { epochOf, layersKey, loadRunRecord, type RunRecord } from './run-record';
@@ -25,6 +28,11 @@ export interface SynthOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Told what the run is doing (the CLI draws a progress bar on a terminal for long runs). */
   readonly progress?: (phase: string, done: number, total: number) => void;
+  /**
+   * Whether the record committed in dist/'s index may stand in for a missing run record
+   * (./committed-record.ts); by default exactly when there is a cache folder (--no-cache does everything anew).
+   */
+  readonly committed?: boolean;
 }
 
 /** dist/'s index as the run read it at its start. */
@@ -55,6 +63,10 @@ export interface CheckPlan {
    * changed since that run: ./dist-edits.ts), so that a plain synth restores a hand-edited file.
    */
   readonly verify: boolean;
+  /** `trusted` is the record committed in dist/'s index (no run record of this cache folder described dist/). */
+  readonly committed: boolean;
+  /** committedKey of the layers: what this run's own committed record names. */
+  readonly committedKey: string;
 }
 
 export interface RunPlan extends CheckPlan {
@@ -81,23 +93,29 @@ export function plan(options: SynthOptions): RunPlan {
  * even when there is no record (synth's transition rules use it; validate's check reads it itself,
  * and only when a rule asks).
  */
-export function planCheck(options: Pick<SynthOptions, 'fleetDir' | 'outDir' | 'cwd' | 'now' | 'allowEmpty' | 'cacheDir'>, withoutRecord: boolean): CheckPlan {
+export function planCheck(options: Pick<SynthOptions, 'fleetDir' | 'outDir' | 'cwd' | 'now' | 'allowEmpty' | 'cacheDir' | 'committed'>, withoutRecord: boolean): CheckPlan {
   const outDir = path.resolve(options.cwd, options.outDir);
   const fleetRoot = path.resolve(options.cwd, options.fleetDir);
   const cacheDir = options.cacheDir;
+  const useCommitted = options.committed ?? cacheDir !== undefined;
   const record = cacheDir ? loadRunRecord(cacheDir, options.cwd, fleetRoot, outDir) : undefined;
-  const bytes = cacheDir && (record || withoutRecord) ? readIndexBytes(outDir) : undefined;
+  const bytes = (cacheDir && (record || withoutRecord)) || useCommitted ? readIndexBytes(outDir) : undefined;
   const text = bytes?.toString('utf8');
   const digest = text === undefined ? undefined : indexTextDigest(text);
   // The record describes dist/ only while dist/'s index is the one that run wrote, and no file of
   // dist/ changed since that run wrote it (a hand edit keeps the index as it was).
   const view = record && digest === record.index ? parseIndex(text!, { ours: true })?.view : undefined;
-  const trusted = record && view && !distTouchedSince(outDir, view, record.settled) ? record : undefined;
+  const local = record && view && !distTouchedSince(outDir, view, record.settled) ? record : undefined;
   const layers = loadLayers({ fleetDir: options.fleetDir, cwd: options.cwd });
   const key = layersKey(layers, { allowEmpty: options.allowEmpty ?? false });
+  // Else the record committed in dist/'s index, once dist/'s files are hashed against it.
+  const indexView = !local && useCommitted && text !== undefined ? parseIndex(text)?.view : undefined;
+  const committed = indexView ? trustCommitted(outDir, text!, digest!, indexView, layers, key, options.now) : undefined;
+  const trusted = local ?? committed;
   const reusable = trusted && trusted.key === key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined;
   const index = text === undefined ? undefined : { text, digest: digest!, ...(bytes ? { bytes } : {}) };
-  return { outDir, fleetRoot, layers, key, trusted, reusable, index, verify: !cacheDir || trusted === undefined };
+  // A committed record's runtimes with edited files are rendered again and compared byte for byte.
+  return { outDir, fleetRoot, layers, key, trusted, reusable, index, verify: !cacheDir || !local, committed: committed !== undefined, committedKey: committedKey(layers) };
 }
 
 /** How many files runtimes/ lists that the check would look at (none is read). */

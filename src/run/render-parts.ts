@@ -21,7 +21,8 @@ export function renderInParts(options: SynthOptions, planned: RunPlan, sink: Dis
   const total = partFiles(planned.fleetRoot, 0, 1).size;
   const trusted = planned.trusted;
   const previousInputs: Record<string, string> = {};
-  if (options.cacheDir) for (const r of Object.values(trusted?.runtimes ?? {})) previousInputs[r.identity.name] = r.input;
+  const withRecord = options.cacheDir !== undefined || planned.committed;
+  if (withRecord) for (const r of Object.values(trusted?.runtimes ?? {})) previousInputs[r.identity.name] = r.input;
   const staging = sink.stagingArea();
   let parts: PartResult[];
   try {
@@ -61,7 +62,7 @@ export function renderInParts(options: SynthOptions, planned: RunPlan, sink: Dis
   const recordByName = new Map(Object.values(trusted?.runtimes ?? {}).map((x) => [x.identity.name, x]));
   for (const p of parts) {
     for (const r of p.runtimes) {
-      const kept = r.kept && options.cacheDir !== undefined;
+      const kept = r.kept && withRecord;
       const { relPath, file: _file, kept: _kept, ...record } = r;
       const targets = kept ? (recordByName.get(r.identity.name)?.targets ?? []) : r.targets;
       // A part that rendered a runtime staged its own GitOps files too (r.kept is false without a cache).

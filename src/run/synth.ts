@@ -19,6 +19,7 @@ import { diffOfChanges } from '../render/tree-diff';
 import { massRemovalProblem } from '../write/mass-removal';
 import { type DistSession, openDist, type WriteResult } from '../write/dist-writer';
 import { type CheckedFleet, checkWithRecord, type RecordCheckOptions } from './check';
+import { inputsSection } from './committed-record';
 import { plan, planCheck, type RunPlan, type SynthOptions } from './plan';
 import { renderedRuntimeRecord } from './record';
 import { renderInParts } from './render-parts';
@@ -47,7 +48,9 @@ export function synth(options: SynthOptions): SynthResult {
  * files are read back for their patches. It holds dist/'s lock while it runs.
  */
 export function diffDist(options: SynthOptions): DiffResult {
-  return run({ ...options, cacheDir: undefined }, true);
+  // The cache folder's run record is not used; the record committed in dist/'s index is, unless
+  // --no-cache (its runtimes' files hashed against the index, ./committed-record.ts).
+  return run({ ...options, cacheDir: undefined, committed: options.committed ?? options.cacheDir !== undefined }, true);
 }
 
 /**
@@ -55,7 +58,7 @@ export function diffDist(options: SynthOptions): DiffResult {
  * dist/ after all (a runtime it calls unchanged has no folder there), the run is done again without it.
  */
 function run(options: SynthOptions, preview: boolean): DiffResult {
-  return runOnce(options, preview) ?? runOnce({ ...options, cacheDir: undefined }, preview)!;
+  return runOnce(options, preview) ?? runOnce({ ...options, cacheDir: undefined, committed: false }, preview)!;
 }
 
 /** Undefined when the record does not describe dist/ (see keep). */
@@ -82,7 +85,7 @@ function runOnce(options: SynthOptions, preview: boolean): DiffResult | undefine
       }
     }
   }
-  outcome ??= renderInThread(check(options, planned), planned);
+  outcome ??= renderInThread(check(options, planned), planned, preview);
   if ('failed' in outcome) return outcome.failed;
   if ('upToDate' in outcome) return outcome.upToDate;
   const rendered = outcome.rendered;
@@ -104,18 +107,20 @@ function runOnce(options: SynthOptions, preview: boolean): DiffResult | undefine
 function check(options: SynthOptions, planned: RunPlan): ReturnType<typeof checkWithRecord> {
   return checkWithRecord(
     { ...options, outDir: options.outDir },
-    { layers: planned.layers, key: planned.key, trusted: planned.trusted, reusable: planned.reusable, indexText: planned.index?.text },
+    { layers: planned.layers, key: planned.key, trusted: planned.trusted, reusable: planned.reusable, indexText: planned.index?.text, committed: planned.committed },
   );
 }
 
 /** The render stage in this thread: the runtimes whose input changed; the others are kept. */
-function renderInThread({ checked, diagnostics, byName, inputOf, isUnchanged }: ReturnType<typeof checkWithRecord>, planned: RunPlan): RenderOutcome {
+function renderInThread({ checked, diagnostics, byName, inputOf, isUnchanged }: ReturnType<typeof checkWithRecord>, planned: RunPlan, preview: boolean): RenderOutcome {
   const { reusable } = planned;
   const reusedFiles = checked.reusedRuntimes;
   if (!checked.ok || !checked.model) return { failed: { exitCode: ExitCode.InvalidInput, diagnostics } };
   const model = checked.model;
   // Nothing parsed and every file of the record still there: dist/ is exactly what that run wrote.
-  if (reusable && checked.runtimes.length === 0 && reusedFiles.length === Object.keys(reusable.runtimes).length) {
+  // (A preview goes on to its empty diff; a record committed in dist/ goes on to open dist/, whose
+  // recovery finishes or undoes what a killed run left.)
+  if (!preview && !planned.committed && reusable && checked.runtimes.length === 0 && reusedFiles.length === Object.keys(reusable.runtimes).length) {
     return { upToDate: { exitCode: ExitCode.Ok, diagnostics, runtimes: reusedFiles.length, rendered: 0, changed: false, written: 0, removed: 0 } };
   }
   // A reused file keeps its record; the stamp is the one it has now (a file read by digest gets one once it settled).
@@ -214,7 +219,10 @@ function write(options: SynthOptions, planned: RunPlan, rendered: Rendered, keep
       return outcome;
     }
     const names = new Set(entries.map((e) => e.record.identity.name));
-    result = session.commit(options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, names, model.options.maxRemovalShare));
+    // The index also records how each runtime was rendered (./committed-record.ts).
+    const thresholds = timeThresholds(model);
+    const inputs = inputsSection({ key: planned.committedKey, thresholds, epoch: epochOf(thresholds, options.now), gitops: JSON.stringify(model.options.gitops), entries });
+    result = session.commit(options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, names, model.options.maxRemovalShare), inputs);
   } catch (e) {
     session.abort();
     throw e;
@@ -273,7 +281,7 @@ export interface Validation {
 }
 
 /** What validate needs to check a fleet; it renders nothing, so outDir is only read. */
-type CheckRun = Pick<SynthOptions, 'fleetDir' | 'outDir' | 'cwd' | 'now' | 'allowEmpty' | 'cacheDir'>;
+type CheckRun = Pick<SynthOptions, 'fleetDir' | 'outDir' | 'cwd' | 'now' | 'allowEmpty' | 'cacheDir' | 'committed'>;
 
 /**
  * `kyma-fleet validate`: the plan and check stages of synth, nothing written. With a cache folder
@@ -286,7 +294,7 @@ type CheckRun = Pick<SynthOptions, 'fleetDir' | 'outDir' | 'cwd' | 'now' | 'allo
  */
 export function validateFleetDir(options: CheckRun): Validation {
   const planned = planCheck(options, false);
-  const { checked, diagnostics } = checkWithRecord(options, { layers: planned.layers, key: planned.key, trusted: planned.trusted, reusable: planned.reusable, indexText: planned.index?.text });
+  const { checked, diagnostics } = checkWithRecord(options, { layers: planned.layers, key: planned.key, trusted: planned.trusted, reusable: planned.reusable, indexText: planned.index?.text, committed: planned.committed });
   const model = checked.model;
   return {
     ok: !hasErrors(diagnostics),

@@ -20,18 +20,27 @@ export const ROLLOUT_CRON = '17 * * * *';
 export const REFRESH_CRON = '23 5 * * 1';
 
 /**
+ * The pull request label that approves a destructive change (a consequence class of severity
+ * destructive, `kyma-fleet diff --fail-on destructive`): without it the review job fails.
+ */
+export const APPROVE_DESTRUCTIVE_LABEL = 'kyma-fleet/approve-destructive';
+
+/**
  * The workflow. The diff compares this pull request's rendering with the dist/ of the base branch:
  * against the pull request's own dist/ it would be empty whenever the author re-ran synth, which CI
  * requires.
  */
 export function githubWorkflowYaml(): string {
-  return `# kyma-fleet CI (written by \`kyma-fleet init\`). On every pull request: validate the fleet (under
-# GitHub Actions each error is also an ::error annotation, shown inline on the diff), check that dist/
-# was regenerated, comment on the pull request with what the change does to the rendered manifests,
-# and show what \`kyma-fleet apply garden\` would write into the Shoots. After a merge to main: write
-# the Shoot entries KIM does not manage with \`kyma-fleet apply garden\`, and commit its report. Hourly:
+  return `# kyma-fleet CI (written by \`kyma-fleet init\`). On every pull request, in one \`kyma-fleet check\`:
+# validate the fleet (under GitHub Actions each error is also an ::error annotation, shown inline on
+# the diff), check that dist/ was regenerated, and comment on the pull request with what the change
+# does to the rendered manifests; then show what \`kyma-fleet apply garden\` would write into the
+# Shoots. After a merge to main: write the Shoot entries KIM does not manage with
+# \`kyma-fleet apply garden\`, and commit its report. Hourly:
 # the rollout rings job (status, rollout advance, synth; docs/rollout.md) proposes its result.
 # Weekly: the refresh job (import runtimes, catalog and profile refresh; docs/onboarding.md) too.
+# A destructive change (a cache's images or a module's resources lost) fails the pull request's
+# check until a maintainer adds the label ${APPROVE_DESTRUCTIVE_LABEL} (docs/ci.md).
 # Needs a committed package-lock.json (npm ci installs kyma-fleet from the tarball in vendor/) and a
 # committed dist/ (npx kyma-fleet synth). The secrets are optional: a job whose secret or variable is
 # not set is skipped with a notice saying what to set. GARDEN_KUBECONFIG: a Garden kubeconfig
@@ -42,6 +51,8 @@ name: kyma-fleet
 
 on:
   pull_request:
+    # labeled and unlabeled too: the approval label is read when the job runs.
+    types: [opened, synchronize, reopened, labeled, unlabeled]
   push:
     branches: [main]
   schedule:
@@ -92,26 +103,27 @@ jobs:
           mkdir -p "$RUNNER_TEMP/base/dist"
           if git cat-file -e HEAD^1:dist 2>/dev/null; then git archive HEAD^1 dist | tar -x -C "$RUNNER_TEMP/base"; fi
 
-      - name: Validate the fleet
-        id: validate
-        # --out: immutable fields are checked against what the base branch renders.
-        run: npx kyma-fleet validate --out "$RUNNER_TEMP/base/dist"
-
-      - name: Check that dist/ is up to date
-        run: npx kyma-fleet synth --check
-
-      - name: Diff against the base branch
+      - name: Validate, check that dist/ is up to date, diff against the base branch
         id: diff
-        # Also when dist/ is stale: reviewers see the change either way. The comment groups runtimes
-        # with the same change and stays under GitHub's size limit; kyma-fleet.diff has every patch.
-        # Without --exit-code, diff exits 0 whether or not there are changes.
-        if: \${{ !cancelled() && steps.validate.outcome == 'success' }}
+        # One process (kyma-fleet check) answers the three questions: the fleet is validated
+        # (immutable fields against what the base branch renders; under GitHub Actions each error is
+        # also an ::error annotation), dist/ must be what synth writes (exit 3 when it was not
+        # regenerated), and diff.md, the comment, says what the change does against the base
+        # branch's dist/: it opens with what the change does on the clusters, groups runtimes with
+        # the same change and stays under GitHub's size limit; kyma-fleet.diff has every patch. Only
+        # the runtimes whose inputs differ from those recorded in dist/'s index are rendered.
+        # diff.md is written whenever the fleet is valid, also when dist/ is stale: reviewers see the
+        # change either way. With diff.md written, exit 1 means --fail-on destructive matched (a
+        # runtime would lose something), which the approval step below turns into a failed check
+        # unless the pull request has the label.
         run: |
-          npx kyma-fleet diff --out "$RUNNER_TEMP/base/dist" --output-file kyma-fleet.diff --output markdown > diff.md
-          cat diff.md >> "$GITHUB_STEP_SUMMARY"
+          code=0
+          npx kyma-fleet check --base "$RUNNER_TEMP/base/dist" --markdown diff.md --output-file kyma-fleet.diff --fail-on destructive || code=$?
+          if [ -f diff.md ]; then cat diff.md >> "$GITHUB_STEP_SUMMARY"; fi
+          if [ "$code" = 1 ] && [ -f diff.md ]; then echo "destructive=true" >> "$GITHUB_OUTPUT"; elif [ "$code" != 0 ]; then exit "$code"; fi
 
       - name: Attach the full diff
-        if: \${{ !cancelled() && steps.diff.outcome == 'success' }}
+        if: \${{ !cancelled() && hashFiles('kyma-fleet.diff') != '' }}
         uses: actions/upload-artifact@v4
         with:
           name: kyma-fleet-diff
@@ -123,11 +135,24 @@ jobs:
         # --edit-last\` edits the last comment of github-actions[bot], which may be another
         # workflow's. Pull requests from forks get a read-only token: no comment there (the diff is
         # in the job summary). Pin the action to a commit SHA if your policy requires it.
-        if: \${{ !cancelled() && steps.diff.outcome == 'success' && github.event.pull_request.head.repo.full_name == github.repository }}
+        if: \${{ !cancelled() && hashFiles('diff.md') != '' && github.event.pull_request.head.repo.full_name == github.repository }}
         uses: marocchino/sticky-pull-request-comment@v2
         with:
           header: kyma-fleet-diff
           path: diff.md
+
+      - name: A destructive change needs the label ${APPROVE_DESTRUCTIVE_LABEL}
+        # The comment names what would be lost and where. A maintainer who agrees adds the label;
+        # the workflow runs again (labeled) and this step passes. Make this job a required check.
+        if: \${{ !cancelled() && steps.diff.outcome == 'success' }}
+        env:
+          DESTRUCTIVE: \${{ steps.diff.outputs.destructive }}
+          APPROVED: \${{ contains(github.event.pull_request.labels.*.name, '${APPROVE_DESTRUCTIVE_LABEL}') }}
+        run: |
+          if [ "$DESTRUCTIVE" != true ]; then echo "no destructive change"; exit 0; fi
+          if [ "$APPROVED" = true ]; then echo "::notice title=kyma-fleet destructive change approved::the label ${APPROVE_DESTRUCTIVE_LABEL} is set"; exit 0; fi
+          echo "::error title=kyma-fleet: a destructive change needs approval::the comment lists what this pull request deletes on the clusters; if that is intended, add the label ${APPROVE_DESTRUCTIVE_LABEL} (docs/ci.md)"
+          exit 1
 
       - name: No dry run of apply garden without the secret GARDEN_KUBECONFIG
         if: \${{ env.GARDEN_KUBECONFIG == '' }}
@@ -135,7 +160,8 @@ jobs:
 
       - name: What apply garden would write into the Shoots
         # Reads the Shoots, writes nothing. Skipped where the secret is not available (forks).
-        if: \${{ !cancelled() && steps.validate.outcome == 'success' && env.GARDEN_KUBECONFIG != '' }}
+        # diff.md exists when the fleet is valid.
+        if: \${{ !cancelled() && hashFiles('diff.md') != '' && env.GARDEN_KUBECONFIG != '' }}
         run: |
           printf '%s' "$GARDEN_KUBECONFIG" > "$RUNNER_TEMP/garden.yaml"
           npx kyma-fleet apply garden --dry-run --kubeconfig "$RUNNER_TEMP/garden.yaml" --garden-context garden

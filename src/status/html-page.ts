@@ -6,14 +6,16 @@
 //     (share of the row's runtimes whose fleet declaration enables it) and its states counted;
 //   - what needs attention (every runtime × extension not Ready or Disabled), worst first, with
 //     reason, since and message;
-//   - every runtime with its groups, region and extension states, filtered by a search box.
-// Pure and deterministic: the same records and facts give the same bytes; the only time on the
-// page is the latest lastTransitionTime. Every text is HTML-escaped (cluster messages are data:
+//   - every runtime with its groups, region and extension states, filtered by a search box;
+//   - with rollout change windows, each ring's window at the time of the run (./windows-section.ts).
+// Pure and deterministic: the same records and facts (and window rows) give the same bytes; the
+// only times on the page are the latest lastTransitionTime and the window rows' next changes. Every text is HTML-escaped (cluster messages are data:
 // a `<script>` in a condition message stays text), and no data is put inside the script.
 
 import { cmp } from '../lib/diagnostics';
 import type { InventoryComparison } from '../observe/inventory';
 import { inventoryHtml } from './inventory-section';
+import { type RingWindowRow, windowsHtml } from './windows-section';
 import { STATUS_STATES, type StatusState } from './states';
 import {
   extensionStates,
@@ -31,7 +33,7 @@ import {
 export const STATUS_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
 
 /** The status page as text (starts with STATUS_PAGE_HEADER, the ownership marker). */
-export function renderStatusPage(records: readonly RuntimeStatusRecord[], facts: ReadonlyMap<string, RuntimeFacts>, inventory?: InventoryComparison): string {
+export function renderStatusPage(records: readonly RuntimeStatusRecord[], facts: ReadonlyMap<string, RuntimeFacts>, inventory?: InventoryComparison, windows: readonly RingWindowRow[] = []): string {
   const summary = summarizeStatus(records, facts);
   const { extensions } = summary;
   const total = summary.records.length;
@@ -193,6 +195,7 @@ export function renderStatusPage(records: readonly RuntimeStatusRecord[], facts:
     '</table></div>',
     '</section>',
     ...(inventory ? inventoryHtml(inventory, esc) : []),
+    ...windowsHtml(windows, esc),
     '</main>',
     '<footer><p>Written by <code>kyma-fleet status --html</code> from the same status as SUMMARY.md and the <code>&lt;runtime&gt;.yaml</code> files in this folder (per-runtime details there). States and reasons: see the README section \u201cStatus\u201d.</p></footer>',
     `<script>${SCRIPT}</script>`,

@@ -13,6 +13,7 @@ import type { ClusterRole, Observation, ObservedRuntime, RuntimeRef } from '../o
 import { compareInventory, type InventoryComparison } from '../observe/inventory';
 import { renderStatusPage } from './html-page';
 import { withInventorySection } from './inventory-section';
+import type { RingWindowRow } from './windows-section';
 import { deriveStatus, isEnabledInFleet } from './states';
 import {
   formatStatusFile,
@@ -50,6 +51,8 @@ export interface StatusReportInput {
   readonly html?: boolean;
   /** The report of the last `kyma-fleet apply garden` (garden-apply.json in the status folder). */
   readonly gardenApply?: GardenApplyReport;
+  /** The rollout rings' change windows at `now`, for the status page (judged by the caller). */
+  readonly windows?: readonly RingWindowRow[];
 }
 
 export interface StatusReport {
@@ -95,7 +98,7 @@ export function buildStatusReport(input: StatusReportInput): StatusReport {
   // The KCP's Runtime CRs against the fleet, when the source read them all (./inventory-section.ts).
   const inventory = input.observation.inventory ? compareInventory([...refs.values()], input.observation.inventory) : undefined;
   files.set(SUMMARY_FILE, inventory ? withInventorySection(formatSummary(records, facts), inventory) : formatSummary(records, facts));
-  if (input.html) files.set(STATUS_PAGE_FILE, renderStatusPage(records, facts, inventory));
+  if (input.html) files.set(STATUS_PAGE_FILE, renderStatusPage(records, facts, inventory, input.windows));
   return { records, files, warnings, ...(inventory ? { inventory } : {}) };
 }
 

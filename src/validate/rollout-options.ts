@@ -2,13 +2,15 @@
 // unknown keys and wrong types) and the rules the schema cannot say: ring names are DNS-1123
 // labels other than `rest` (the implicit last ring) and unique, `bake` is a Go duration of at least
 // zero, selectors are valid, and an empty selector (which matches every runtime) is only allowed
-// on the last ring, since the rings after it could never get a runtime.
+// on the last ring, since the rings after it could never get a runtime. Change windows (fleet-wide
+// and per ring) are read by ./rollout-windows.ts.
 
 import type { JsonSchema, RuleReporter } from '../extensions/types';
 import { quote } from '../lib/diagnostics';
 import { parseGoDuration } from '../lib/go-duration';
 import { isDNS1123Label } from '../lib/k8s-names';
 import { type LabelSelector, selectorProblems } from '../lib/labels';
+import { neverOpenWindows, readWindows, type WindowsConfig, windowsSchema } from './rollout-windows';
 
 /** The implicit last ring: every runtime no ring's selector matches. */
 export const REST_RING = 'rest';
@@ -21,11 +23,15 @@ export interface RingConfig {
   readonly bakeMs: number;
   /** Runtimes of the ring that may be Failed or Drifted when it is left. @default 0 */
   readonly maxFailed: number;
+  /** The ring's own change windows (its `allow` replaces the fleet-wide list, its freezes add to them). */
+  readonly windows?: WindowsConfig;
 }
 
 export interface RolloutConfig {
   /** The rings as declared, in order; the implicit `rest` ring is not among them. */
   readonly rings: readonly RingConfig[];
+  /** Fleet-wide change windows (docs/rollout.md#change-windows); absent: act at any time. */
+  readonly windows?: WindowsConfig;
 }
 
 /** The JSON Schema of Fleet.spec.rollout; `selector` is the fleet's LabelSelector schema. */
@@ -61,9 +67,11 @@ export function rolloutSchema(selector: JsonSchema): JsonSchema {
               maximum: 100000,
               description: 'How many runtimes of the ring may be Failed or Drifted when the next ring advances. @default 0',
             },
+            windows: windowsSchema('ring'),
           },
         },
       },
+      windows: windowsSchema('fleet'),
     },
     examples: [{ rings: [{ name: 'canary', selector: { matchLabels: { ring: 'canary' } }, bake: '24h' }] }],
   };
@@ -75,8 +83,9 @@ export function rolloutSchema(selector: JsonSchema): JsonSchema {
  * other checks of the run can go on (the run fails on the error).
  */
 export function readRolloutOptions(spec: Readonly<Record<string, unknown>>, reporter: RuleReporter): RolloutConfig | undefined {
-  const rollout = spec.rollout as { rings?: ReadonlyArray<Record<string, unknown>> } | undefined;
+  const rollout = spec.rollout as { rings?: ReadonlyArray<Record<string, unknown>>; windows?: unknown } | undefined;
   if (!rollout || !Array.isArray(rollout.rings)) return undefined;
+  const windows = readWindows(rollout.windows, ['rollout', 'windows'], reporter, 'fleet-wide');
   const seen = new Map<string, number>();
   const rings: RingConfig[] = [];
   rollout.rings.forEach((ring, i) => {
@@ -106,9 +115,11 @@ export function readRolloutOptions(spec: Readonly<Record<string, unknown>>, repo
         `an empty selector matches every runtime, so the rings after it (${later.join(', ')}) could never get one; give ring ${quote(name)} a selector or make it the last ring`,
       );
     }
-    rings.push({ name, selector, bake, bakeMs, maxFailed: typeof ring.maxFailed === 'number' ? ring.maxFailed : 0 });
+    const own = readWindows(ring.windows, [...at, 'windows'], reporter, `ring ${name}`, windows?.timeZone);
+    rings.push({ name, selector, bake, bakeMs, maxFailed: typeof ring.maxFailed === 'number' ? ring.maxFailed : 0, ...(own ? { windows: own } : {}) });
   });
-  return { rings };
+  for (const w of neverOpenWindows(windows, rings)) reporter.report(w.path, 'W_ROLLOUT_WINDOW_NEVER_OPEN', w.message, { severity: 'warning' });
+  return { rings, ...(windows ? { windows } : {}) };
 }
 
 /** True for a selector without any requirement: it matches every runtime. */

@@ -49,6 +49,8 @@ export interface WriteRequest {
   /** Called with the previous index (undefined when dist/ does not exist yet) after the lock is taken
    *  and recovery ran, before anything is written; returning a Problem aborts with nothing changed. */
   guard?: (previous: DistIndex | undefined) => Problem | undefined;
+  /** The index's inputs section (Session.commit), the record of how each runtime was rendered. */
+  inputs?: (prefixDigest: string) => string;
 }
 
 /**
@@ -72,7 +74,7 @@ export function writeDist(req: WriteRequest): WriteResult {
     }
     for (const [rel, content] of [...req.files].sort((x, y) => cmp(x[0], y[0]))) session.add(rel, content);
     for (const [rel, hash] of reuse) session.reuse(rel, hash);
-    return session.commit();
+    return session.commit(undefined, req.inputs);
   } catch (e) {
     session.abort();
     throw e;

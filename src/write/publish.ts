@@ -213,6 +213,7 @@ export function newIndexText(
   kept: ReadonlyArray<readonly [number, number]>,
   added: readonly string[],
   hashes: ReadonlyMap<string, string>,
+  inputs?: (prefixDigest: string) => string,
 ): ReturnType<IndexTextBuilder['finish']> {
   const b = new IndexTextBuilder();
   let a = 0;
@@ -222,7 +223,7 @@ export function newIndexText(
     b.add(view!.linesOf(from, to));
   }
   for (; a < added.length; a++) b.add(indexLine(added[a]!, hashes.get(added[a]!)!));
-  return b.finish();
+  return b.finish(inputs);
 }
 
 /** Up to this many written files, makeDurable fsyncs them one by one instead of syncing the filesystem. */

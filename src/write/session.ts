@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
 import { type DistIndex, indexTextDigest } from '../lib/dist-index';
+import { indexParts, VERSION_END } from '../lib/index-text';
 import { EARLY_FLUSH_FILES, startEarlyFlush } from './files';
 import type { Existing } from './inspect';
 import type { CrashPoints } from './journal';
@@ -36,13 +37,16 @@ export interface DistSession {
    * listed in it, commit refuses (E_DIST_CHANGED) and nothing changes.
    */
   keep(folders: readonly string[], files: readonly string[], indexDigest: string): void;
-  /** Publishes the new tree (or nothing, when it equals dist/) and releases the lock. */
-  commit(guard?: (previous: DistIndex | undefined) => Problem | undefined): WriteResult;
+  /**
+   * Publishes the new tree (or nothing, when it equals dist/) and releases the lock. `inputs`: the
+   * index's inputs section (IndexTextBuilder.finish), the record of how each runtime was rendered.
+   */
+  commit(guard?: (previous: DistIndex | undefined) => Problem | undefined, inputs?: (prefixDigest: string) => string): WriteResult;
   /** Deletes the staging tree and releases the lock; dist/ is untouched. */
   abort(): void;
   /**
    * What commit would change, without publishing anything (synth --check, diff): the session stays
-   * open, so the contents of both trees can be read, until abort(). Kept entries are not supported.
+   * open, so the contents of both trees can be read, until abort(). Kept entries change nothing.
    */
   preview(): ({ ok: true } & DistPreview) | Refusal;
   /**
@@ -192,10 +196,10 @@ export class Session implements DistSession {
     return (this.digest ??= indexTextDigest(this.existing.indexText));
   }
 
-  commit(guard?: (previous: DistIndex | undefined) => Problem | undefined): WriteResult {
+  commit(guard?: (previous: DistIndex | undefined) => Problem | undefined, inputs?: (prefixDigest: string) => string): WriteResult {
     if (this.closed) throw new Error('writeDist: the session is closed');
     try {
-      return this.finish(guard);
+      return this.finish(guard, inputs);
     } catch (e) {
       if (isErrno(e)) return refuse(ioProblem(e, this.names.display), 4);
       throw e;
@@ -210,17 +214,26 @@ export class Session implements DistSession {
 
   preview(): ({ ok: true } & DistPreview) | Refusal {
     if (this.closed) throw new Error('writeDist: the session is closed');
-    if (this.kept.length > 0 || this.keptStale.length > 0 || this.reused.size > 0) throw new Error('writeDist: preview() of a session with kept or reused entries');
+    if (this.reused.size > 0) throw new Error('writeDist: preview() of a session with reused entries');
     if (this.failure) return refuse(ioProblem(this.failure, this.names.display), 4);
+    if (this.keptStale.length > 0) return refuse(distChanged(this.names.display, this.keptStale), 4);
     const view = this.previous?.view;
     const before: string[] = [];
     if (view) for (let i = 0; i < view.size; i++) before.push(view.relAt(i));
+    // Kept entries are in both trees, unchanged (checkKept: no added file among them).
+    const kept = this.checkKept();
+    const keptRels: string[] = [];
+    const keptAt = new Uint8Array(before.length);
+    for (const [from, to] of kept) for (let i = from; i < to; i++) {
+      keptAt[i] = 1;
+      keptRels.push(before[i]!);
+    }
     // The default sort compares UTF-16 code units, as cmp does.
-    const after = [...this.hashes.keys()].sort();
+    const after = [...this.hashes.keys(), ...keptRels].sort();
     const added: string[] = [];
     const changed: string[] = [];
     for (const rel of [...this.written].sort()) (view && view.find(rel) >= 0 ? changed : added).push(rel);
-    const removed = before.filter((rel) => !this.hashes.has(rel));
+    const removed = before.filter((rel, i) => keptAt[i] === 0 && !this.hashes.has(rel));
     const read = (file: string): string => {
       try {
         return fs.readFileSync(file, 'utf8');
@@ -251,7 +264,7 @@ export class Session implements DistSession {
     removeMadeFolders(this.names.parent, this.madeFolders);
   }
 
-  private finish(guard?: (previous: DistIndex | undefined) => Problem | undefined): WriteResult {
+  private finish(guard?: (previous: DistIndex | undefined) => Problem | undefined, inputs?: (prefixDigest: string) => string): WriteResult {
     if (this.failure) throw this.failure;
     const { names, previous, existing } = this;
     if (this.keptStale.length > 0) return refuse(distChanged(names.display, this.keptStale), 4);
@@ -285,11 +298,13 @@ export class Session implements DistSession {
     }
     // The default sort compares UTF-16 code units, as cmp does, without a comparator call per pair.
     const sorted = [...this.hashes.keys()].sort();
-    const index = newIndexText(view, kept, sorted, this.hashes);
+    const index = newIndexText(view, kept, sorted, this.hashes, inputs);
     const indexDigest = index.digest;
     const sortedDirs = kept.length > 0 ? [] : [...dirs].sort(cmp);
-    if (existing.kind === 'tree' && this.written.length === 0 && unchanged(existing, index, total, sortedDirs, this.partialWalk)) {
-      return { ok: true, changed: false, written: 0, removed: 0, indexDigest };
+    // A write without an inputs section leaves an unchanged dist/ alone, its section included (the
+    // seal ties that section to these very files: src/run/committed-record.ts).
+    if (existing.kind === 'tree' && this.written.length === 0 && unchanged(inputs ? existing.indexText : withoutInputs(existing.indexText), index, total, existing, sortedDirs, this.partialWalk)) {
+      return { ok: true, changed: false, written: 0, removed: 0, indexDigest: inputs ? indexDigest : indexTextDigest(existing.indexText) };
     }
     const plan: Plan =
       patch && view
@@ -347,12 +362,18 @@ export class Session implements DistSession {
   }
 }
 
+/** Index text without its inputs section (what a write without one would write for the same files). */
+function withoutInputs(text: string): string {
+  const parts = indexParts(text);
+  return parts && parts.inputs !== '' ? text.slice(0, parts.prefixEnd) + VERSION_END : text;
+}
+
 /** True when dist/ already is the new tree: same index, and (when the walk saw everything) the same files and folders. */
-function unchanged(existing: Existing & { kind: 'tree' }, index: { readonly chunks: readonly string[]; readonly length: number }, files: number, dirs: readonly string[], partialWalk: boolean): boolean {
-  if (existing.indexText.length !== index.length) return false;
+function unchanged(indexText: string, index: { readonly chunks: readonly string[]; readonly length: number }, files: number, existing: Existing & { kind: 'tree' }, dirs: readonly string[], partialWalk: boolean): boolean {
+  if (indexText.length !== index.length) return false;
   let at = 0;
   for (const chunk of index.chunks) {
-    if (!existing.indexText.startsWith(chunk, at)) return false;
+    if (!indexText.startsWith(chunk, at)) return false;
     at += chunk.length;
   }
   if (partialWalk) return true; // trusted folders were not listed: the index vouches for them

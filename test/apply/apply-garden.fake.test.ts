@@ -48,17 +48,7 @@ describe('apply garden on a fake API server (429, 5xx, slow and cut-off answers,
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kyma-fleet-garden-fake-'));
     cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
     const kubeconfig = path.join(dir, 'kubeconfig');
-    fs.writeFileSync(
-      kubeconfig,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'g', cluster: { server: fake.url, 'insecure-skip-tls-verify': true } }],
-        users: [{ name: 'g', user: { token: TOKEN } }],
-        contexts: [{ name: 'garden', context: { cluster: 'g', user: 'g' } }],
-        'current-context': 'garden',
-      }),
-    );
+    fs.writeFileSync(kubeconfig, fake.kubeconfig(TOKEN, 'garden'));
     return { fake, targets, kubeconfig };
   }
 

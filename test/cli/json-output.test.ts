@@ -71,6 +71,8 @@ describe('--output json', () => {
     [['explain'], ['explain', 'acme-eu-prod-2', '--now', NOW, '-o', 'json'], 0, 'a runtime'],
     [['diff'], ['diff', '--now', NOW, '-o', 'json'], 0, 'no changes'],
     [['diff'], ['diff', '--now', NOW, '-o', 'json', '--out', 'dist.shard-1-of-2', '--exit-code'], 1, 'changes, --exit-code'],
+    [['diff'], ['diff', '--now', NOW, '-o', 'json', '--out', 'dist.shard-1-of-2', '--fail-on', 'runtime-added'], 1, 'a class --fail-on names'],
+    [['diff'], ['diff', '--now', NOW, '-o', 'json', '--out', 'dist.shard-1-of-2', '--fail-on', 'destructive'], 0, 'changes, none of the classes --fail-on names'],
     [['status'], ['status', '--from', 'dump', '--write', 'status-out', '--now', NOW, '-o', 'json'], 0, 'from dumps'],
     [['status'], ['status', '--kubeconfig', 'unreadable.yaml', '--kcp-context', 'a', '--garden-context', 'b', '--now', NOW, '-o', 'json'], 5, 'an unreadable kubeconfig'],
     [['status'], ['status', '--from', 'no-such-dump', '--now', NOW, '-o', 'json'], 5, 'an unreadable dump folder'],

@@ -19,11 +19,12 @@ const INVOCATIONS: Readonly<Record<string, readonly string[][]>> = {
   synth: [['synth', '--now', NOW, '--allow-mass-removal', '--allow-empty', '--no-cache', '-o', 'json']],
   merge: [['merge', 'dist.shard-1-of-1', '--out', 'merged', '--allow-mass-removal', '--now', NOW, '-o', 'json']],
   diff: [['diff', '--now', NOW, '--no-cache', '-o', 'json']],
+  check: [['check', '--out', 'dist', '--base', 'dist', '--markdown', 'check.md', '--output-file', 'check.diff', '--fail-on', 'destructive', '--allow-empty', '--now', NOW, '--no-cache', '-o', 'json']],
   explain: [['explain', 'acme-eu-prod-2', '--now', NOW, '--no-cache', '-o', 'json']],
   status: [['status', '--from', 'dump', '--write', 'status-out', '--html', '--now', NOW, '-o', 'json']],
   'apply garden': [
     // A server that refuses connections: the run gets to the cluster and fails there (exit 5).
-    ['apply', 'garden', '--kubeconfig', 'refusing.yaml', '--garden-context', 'garden', '--allow-exec', '--concurrency', '2', '--timeout', '1', '--allow-mass-change', '--dry-run', '--write', 'st', '--now', NOW, '-o', 'json'],
+    ['apply', 'garden', '--kubeconfig', 'refusing.yaml', '--garden-context', 'garden', '--allow-exec', '--concurrency', '2', '--timeout', '1', '--allow-mass-change', '--dry-run', '--write', 'st', '--now', NOW, '--override-window', 'an emergency', '-o', 'json'],
   ],
   'register argocd': [
     ['register', 'argocd', '--kubeconfig', 'refusing.yaml', '--kcp-context', 'garden', '--argocd-context', 'garden', '--allow-exec', '--concurrency', '2', '--timeout', '1', '--dry-run', '--now', NOW, '-o', 'json'],
@@ -47,10 +48,10 @@ const INVOCATIONS: Readonly<Record<string, readonly string[][]>> = {
   ],
   completion: [['completion', 'bash', '-o', 'json']],
   // The example fleet declares no rollout rings: each command reads its options, then stops (exit 1).
-  'rollout start': [['rollout', 'start', '--fleet', 'fleet', '--now', NOW, '-o', 'json']],
+  'rollout start': [['rollout', 'start', '--fleet', 'fleet', '--now', NOW, '--override-window', 'an emergency', '-o', 'json']],
   'rollout status': [['rollout', 'status', '--fleet', 'fleet', '--now', NOW, '-o', 'json']],
   'rollout advance': [
-    ['rollout', 'advance', '--from', 'dump', '--write', 'st', '--now', NOW, '-o', 'json'],
+    ['rollout', 'advance', '--from', 'dump', '--write', 'st', '--now', NOW, '--override-window', 'an emergency', '-o', 'json'],
     ['rollout', 'advance', '--kubeconfig', 'refusing.yaml', '--kcp-context', 'garden', '--garden-context', 'garden', '--allow-exec', '--concurrency', '2', '--timeout', '1', '--now', NOW, '-o', 'json'],
   ],
   'rollout pause': [['rollout', 'pause', '--fleet', 'fleet', '--now', NOW, '-o', 'json']],

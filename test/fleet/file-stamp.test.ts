@@ -119,7 +119,8 @@ describe('synth with stamps in the run record', () => {
     // WHEN, once it settled, a run that reads it by digest (another file changed) records its stamp,
     await new Promise((r) => setTimeout(r, STAMP_SETTLE_MS + 200));
     fs.appendFileSync(path.join(fleetDir, 'runtimes', fs.readdirSync(path.join(fleetDir, 'runtimes')).sort()[9]!), '# a comment\n');
-    expect(run()).toMatchObject({ exitCode: 0, changed: false });
+    // nothing is rendered (only dist/'s index records the file's new digest: src/run/committed-record.ts)
+    expect(run()).toMatchObject({ exitCode: 0, rendered: 0 });
     const stamped = JSON.parse(fs.readFileSync(path.join(cacheDir, recordFile!), 'utf8')) as { runtimes: Record<string, { stamp?: string }> };
     expect(stamped.runtimes[`runtimes/${path.basename(file)}`]?.stamp).toMatch(/:/);
     // and the same kind of edit is made again and settles before the next run,

@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readDistIndex } from '../../src/lib/dist-index';
+import { indexParts, VERSION_END } from '../../src/lib/index-text';
 
 export interface CurrentDist {
   /** relPath -> content of every owned file that exists. */
@@ -33,4 +34,14 @@ export function readCurrentDist(outDir: string): CurrentDist {
     }
   }
   return { files, unowned: false };
+}
+
+/**
+ * dist/'s index text without its inputs section (src/run/committed-record.ts): what the files are,
+ * not how they were rendered. For tests that compare two renders made from different fleet-wide
+ * inputs (another build, a rollout state, a fleet.yaml with rings) that must give the same files.
+ */
+export function indexWithoutRecord(text: string): string {
+  const parts = indexParts(text);
+  return parts && parts.inputs !== '' ? text.slice(0, parts.prefixEnd) + VERSION_END : text;
 }

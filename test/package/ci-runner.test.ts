@@ -89,7 +89,7 @@ interface Step {
  * GitHub's verdict on a step's `if` for a pull request without secrets, from the outcomes so far.
  * Knows the terms the workflow uses; any other term fails the test (so it is taught, not guessed).
  */
-function evaluateIf(condition: string | undefined, outcomes: ReadonlyMap<string, string>, failed: boolean): boolean {
+function evaluateIf(condition: string | undefined, outcomes: ReadonlyMap<string, string>, failed: boolean, work = ''): boolean {
   if (condition === undefined) return !failed;
   const expr = /^\$\{\{\s*(.*?)\s*\}\}$/.exec(condition)?.[1] ?? condition;
   let statusFunction = false;
@@ -100,6 +100,8 @@ function evaluateIf(condition: string | undefined, outcomes: ReadonlyMap<string,
     m = /^env\.GARDEN_KUBECONFIG (==|!=) ''$/.exec(term);
     if (m) return m[1] === '=='; // the secret is not set
     if (term === 'github.event.pull_request.head.repo.full_name == github.repository') return true;
+    m = /^hashFiles\('([\w.-]+)'\) != ''$/.exec(term);
+    if (m) return fs.existsSync(path.join(work, m[1]!));
     throw new Error(`a step condition this test does not know: ${term}`);
   });
   return statusFunction ? result : result && !failed;
@@ -175,7 +177,7 @@ describe('a new fleet repository on a CI runner, following only the README (slow
     let failed = false;
     for (const step of wf.jobs.fleet.steps) {
       const label = step.name ?? step.run ?? step.uses!;
-      if (!evaluateIf(step.if, outcomes, failed)) {
+      if (!evaluateIf(step.if, outcomes, failed, work)) {
         if (step.id) outcomes.set(step.id, 'skipped');
         continue;
       }
@@ -200,11 +202,10 @@ describe('a new fleet repository on a CI runner, following only the README (slow
       'actions/setup-node',
       'npm ci',
       'Read dist/ of the base branch',
-      'Validate the fleet',
-      'Check that dist/ is up to date',
-      'Diff against the base branch',
+      'Validate, check that dist/ is up to date, diff against the base branch',
       'actions/upload-artifact',
       'marocchino/sticky-pull-request-comment',
+      'A destructive change needs the label kyma-fleet/approve-destructive',
       'No dry run of apply garden without the secret GARDEN_KUBECONFIG',
     ]);
     expect(fs.existsSync(path.join(work, 'node_modules', 'kyma-fleet', 'lib', 'src', 'cli', 'main.js'))).toBe(true);

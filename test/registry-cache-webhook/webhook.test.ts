@@ -7,7 +7,8 @@
 // (the runtime owner's credential Secrets present, the previous runtime's configs gone: one cluster
 // stands in for one runtime at a time). A user's own config for an upstream the fleet renders makes
 // the fleet's apply fail with the webhook's words; a volume size change the webhook refuses is
-// refused by kyma-fleet validate and synth first, at its file:line. How the webhook runs (certificates, DNS,
+// refused by kyma-fleet validate and synth first, at its file:line, and so is moving caches to
+// another namespace (the new config is refused while the old one exists). How the webhook runs (certificates, DNS,
 // network namespace): webhook.ts.
 
 import * as fs from 'node:fs';
@@ -194,6 +195,27 @@ describeWithTool('registry-cache webhook', WEBHOOK_SKIP_ENV, 'the registry-cache
       await apply([europe]);
       const changed = await apply([{ ...europe, spec: { ...europe.spec, volume: { ...europe.spec.volume, size: '31Gi' } } }], false);
       expect(changed.stderr).toContain(`${DENIED}: spec.volume.size: Invalid value: "31Gi": field is immutable`);
+      await deleteAllConfigs();
+    } finally {
+      fx.cleanup();
+    }
+  });
+
+  it('caches moved to another namespace: the webhook refuses the new config while the old one is there, kyma-fleet refuses the move first', async () => {
+    const fx = FleetFixture.example();
+    try {
+      expect(fx.runBinary(['synth', '--now', NOW, '--no-cache']).code).toBe(0);
+      const before = renderedConfigs(path.join(fx.dir, 'dist')).get('acme-eu-dev-1')!;
+      const docker = before.find((c) => c.spec.upstream === 'docker.io')!;
+      fx.append('runtimes/acme-eu-dev-1.yaml', '  extensions:\n    registry-cache:\n      namespace: team-a\n');
+      const r = fx.runBinary(['validate', '--now', NOW]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^fleet\/runtimes\/acme-eu-dev-1\.yaml:\d+:\d+: error at extensions\.registry-cache\.namespace: cannot move the RegistryCacheConfig of "docker\.io", .* to "team-a" in one synth: .*\[E_CACHE_NAMESPACE_MOVED\]$/m);
+      // What Flux and Argo CD would do: apply the moved config while the old one still exists (they prune after the apply).
+      await apply([docker]);
+      const moved = await apply([{ ...docker, metadata: { ...docker.metadata, namespace: 'team-a' } }], false);
+      expect(moved.code).not.toBe(0);
+      expect(moved.stderr).toContain(`${DENIED}: spec.upstream: Duplicate value: "docker.io"`);
       await deleteAllConfigs();
     } finally {
       fx.cleanup();

@@ -3,11 +3,14 @@
 // carries the rendered extension entries and is reconciled, the Runtime CR is Ready with the
 // rendered spec, the SKR Kyma lists the rendered modules as Ready, and every rendered
 // RegistryCacheConfig is Ready. A dump made from an older dist/ is "a status taken before the
-// change". `adjust` changes objects of one runtime (e.g. a failed Shoot operation).
+// change". `adjust` changes objects of one runtime (e.g. a failed Shoot operation). Also the two
+// readers the rollout scenarios share: a folder as a map of its files, and the runtimes of a fleet.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
+import { INDEX_FILE } from '../../src/write/dist-writer';
+import { indexWithoutRecord } from '../helpers/read-dist';
 
 export interface DumpRuntime {
   readonly name: string;
@@ -79,4 +82,41 @@ export function writeDumpFromDist(dist: string, runtimes: readonly DumpRuntime[]
   fs.mkdirSync(path.join(out, 'kcp'), { recursive: true });
   fs.writeFileSync(path.join(out, 'garden', 'shoots.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items: shoots }));
   fs.writeFileSync(path.join(out, 'kcp', 'runtimes.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items: runtimeCRs }));
+}
+
+/** Every file under a folder, by path relative to it (a missing folder: none). */
+/**
+ * Like fileTree, with dist/'s index read without its record of how the files were rendered
+ * (test/helpers/read-dist.ts indexWithoutRecord): renders from other fleet-wide inputs that give the same files compare equal.
+ */
+export function renderedTree(distDir: string): Map<string, string> {
+  const out = fileTree(distDir);
+  const index = out.get(INDEX_FILE);
+  if (index !== undefined) out.set(INDEX_FILE, indexWithoutRecord(index));
+  return out;
+}
+
+export function fileTree(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string, rel: string): void => {
+    if (!fs.existsSync(d)) return;
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(path.join(d, e.name), r);
+      else out.set(r, fs.readFileSync(path.join(d, e.name), 'utf8'));
+    }
+  };
+  walk(dir, '');
+  return out;
+}
+
+/** The runtimes of the fleet folder `fleetDir` as a dump needs them. */
+export function dumpRuntimesOf(fleetDir: string): DumpRuntime[] {
+  return fs
+    .readdirSync(path.join(fleetDir, 'runtimes'))
+    .sort()
+    .map((f) => {
+      const d = parse(fs.readFileSync(path.join(fleetDir, 'runtimes', f), 'utf8'));
+      return { name: d.metadata.name, runtimeID: d.spec.runtimeID, globalAccountID: d.spec.globalAccountID, subaccountID: d.spec.subaccountID };
+    });
 }

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readRollout, saveRollout } from '../../src/rollout/store';
 import { advanceFrom, ringToLeave } from '../../src/rollout/transitions';
 import { FleetFixture, type RunResult } from '../helpers/fleet-fixture';
+import { renderedTree as tree } from './cluster-dump';
 
 const NOW = '2026-11-25T10:00:00Z';
 
@@ -36,19 +37,6 @@ function random(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-function tree(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (d: string, rel: string): void => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(path.join(d, e.name), r);
-      else out.set(r, fs.readFileSync(path.join(d, e.name), 'utf8'));
-    }
-  };
-  walk(dir, '');
-  return out;
 }
 
 function ok(r: RunResult): RunResult {

@@ -99,6 +99,18 @@ export class FakeKubeApi {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
+  /** A kubeconfig (JSON) whose one context `context`, also the current one, reaches this server with `token`. */
+  kubeconfig(token: string, context: string): string {
+    return JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'g', cluster: { server: this.url, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'g', user: { token } }],
+      contexts: [{ name: context, context: { cluster: 'g', user: 'g' } }],
+      'current-context': context,
+    });
+  }
+
   /** Stores objects under their plural (`runtimes`, `secrets`, ...). */
   add(plural: string, ...objects: Record<string, unknown>[]): this {
     for (const obj of objects) {

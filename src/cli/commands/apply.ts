@@ -8,6 +8,9 @@
 // used (401, an unreadable or refused kubeconfig) or a Shoot was refused or could not be written.
 // The kubeconfig is found as kubectl finds it (--kubeconfig, else $KUBECONFIG, else ~/.kube/config;
 // --garden-context defaults to its current-context). JSON: schemas/output/apply-garden.schema.json.
+// Change windows (docs/rollout.md#change-windows): a runtime whose rollout ring is outside its
+// change window is deferred (not read, not written); when every runtime is, the run writes nothing
+// and exits 6. --override-window REASON writes anyway and records the reason in garden-apply.json.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -16,6 +19,8 @@ import type { GardenResult, GardenRun } from '../../apply/apply-garden';
 import { mergeGardenReport, readGardenReport, type RuntimeApplyRecord, writeGardenReport } from '../../apply/garden-report';
 import { fleetWrittenTypes, gardenTarget, type PlannedRuntime } from '../../apply/garden-targets';
 import type { ShootPlan } from '../../apply/shoot-entries';
+import { closedLine, closedRuntimes } from '../../rollout/windows';
+import { overrideReasonProblem } from '../../rollout/state-file';
 import { checkFleet } from '../../run/check';
 import { ExitCode } from '../../lib/diagnostics';
 import { closestMatch } from '../../lib/suggest';
@@ -40,6 +45,7 @@ interface GardenFlags {
   write?: string;
   output: 'text' | 'json';
   now?: string;
+  overrideWindow?: string;
 }
 
 const DEFAULT_CONCURRENCY = 8;
@@ -62,7 +68,8 @@ export function applyCommand(streams: Streams, setExit: (code: number) => void):
     .addOption(new Option('--allow-mass-change', 'allow writing more Shoots in one run than Fleet spec.removalGuard.maxShare'))
     .addOption(new Option('--write <dir>', 'status folder for the report garden-apply.json (default: <fleet>/status)'))
     .addOption(outputOption(['text', 'json']))
-    .addOption(new Option('--now <time>', 'time of the run for the report (RFC 3339); default: SOURCE_DATE_EPOCH or the clock'))
+    .addOption(new Option('--now <time>', 'time of the run for the report and the change windows (RFC 3339); default: SOURCE_DATE_EPOCH or the clock'))
+    .addOption(new Option('--override-window <reason>', 'write even outside the change window of a runtime\'s rollout ring (the reason is recorded in garden-apply.json)'))
     .addHelpText(
       'after',
       '\nExamples:\n' +
@@ -83,6 +90,8 @@ async function applyGardenCommand(names: string[], flags: GardenFlags, streams: 
     return fail(streams, flags, ExitCode.StatusGlobalFailure, `apply garden: error: ${live.failure.reason}: ${live.failure.message} (nothing written)`, { failure: live.failure });
   }
   const now = evaluationTime(flags.now, streams.env);
+  const reasonProblem = flags.overrideWindow === undefined ? undefined : overrideReasonProblem(flags.overrideWindow);
+  if (reasonProblem) throw new UsageError(`--override-window ${reasonProblem}`);
   const checked = checkFleet({ fleetDir: flags.fleet, cwd: streams.cwd, now });
   if (!checked.ok || !checked.model) {
     return fail(streams, flags, ExitCode.InvalidInput, `${flags.fleet}: the fleet is invalid; apply garden needs a valid fleet (nothing written)`, { diagnostics: checked.diagnostics });
@@ -111,6 +120,21 @@ async function applyGardenCommand(names: string[], flags: GardenFlags, streams: 
     return fail(streams, flags, ExitCode.OutOfDate, message);
   }
 
+  // Runtimes whose ring is outside its change window: deferred, or written with --override-window.
+  const outside = closedRuntimes(checked.rollout, planned.map((p) => p.target.name), now);
+  const outsideLine = new Map(outside.flatMap((c) => c.runtimes.map((name) => [name, closedLine(c.ring, c.verdict)] as const)));
+  const deferred = flags.overrideWindow === undefined ? planned.filter((p) => outsideLine.has(p.target.name)).map((p) => ({ p, line: outsideLine.get(p.target.name)! })) : [];
+  if (deferred.length > 0 && deferred.length === planned.length) {
+    const lines = outside.map((c) => closedLine(c.ring, c.verdict)).join('; ');
+    return fail(streams, flags, ExitCode.RolloutGateClosed, `apply garden: ${lines}; nothing written (--override-window REASON writes anyway)`);
+  }
+  if (outside.length > 0 && flags.output !== 'json') {
+    const what = flags.overrideWindow === undefined ? 'deferred' : 'written anyway (--override-window, recorded in garden-apply.json)';
+    for (const c of outside) streams.err(`apply garden: warning: ${closedLine(c.ring, c.verdict)}; ${plural(c.runtimes.length, 'runtime')} ${what}\n`);
+  }
+  // From here on, planned holds only the runtimes this run writes.
+  planned.splice(0, planned.length, ...planned.filter((p) => !outsideLine.has(p.target.name) || flags.overrideWindow !== undefined));
+
   const writeDir = path.resolve(streams.cwd, flags.write ?? path.join(flags.fleet, 'status'));
   const display = `${toSlash(path.relative(streams.cwd, writeDir)) || '.'}/`;
   const lock = flags.dryRun ? undefined : lockStatusDir(writeDir, display);
@@ -131,12 +155,13 @@ async function applyGardenCommand(names: string[], flags: GardenFlags, streams: 
       planned.map((p) => p.target),
       { ...live, dryRun: flags.dryRun === true, ...(guard ? { guard } : {}) },
     );
-    const code = report(result, planned, flags, streams);
+    const code = report(result, planned, flags, streams, deferred);
     if (flags.dryRun || result.global || result.guarded !== undefined) return code;
     const records = new Map<string, RuntimeApplyRecord>();
     for (const p of planned) {
       const r = result.results.get(p.target.name);
-      if (r) records.set(p.target.name, applyRecord(p, r, now));
+      const override = flags.overrideWindow !== undefined && outsideLine.has(p.target.name) ? { windowOverride: flags.overrideWindow } : {};
+      if (r) records.set(p.target.name, { ...applyRecord(p, r, now), ...override });
     }
     const problem = writeGardenReport(writeDir, mergeGardenReport(readGardenReport(writeDir), new Set(all), records));
     if (problem !== undefined) return fail(streams, flags, ExitCode.IoOrLock, `${display}: error: ${problem}`);
@@ -161,7 +186,7 @@ function applyRecord(p: PlannedRuntime, r: GardenResult, now: Date): RuntimeAppl
   }
 }
 
-function report(run: GardenRun, planned: readonly PlannedRuntime[], flags: GardenFlags, streams: Streams): number {
+function report(run: GardenRun, planned: readonly PlannedRuntime[], flags: GardenFlags, streams: Streams, deferred: ReadonlyArray<{ p: PlannedRuntime; line: string }>): number {
   if (run.global) {
     const failure = { reason: run.global.reason, message: sanitizeMessage(run.global.message) };
     return fail(streams, flags, ExitCode.StatusGlobalFailure, `apply garden: error: ${failure.reason}: ${failure.message} (nothing written after it)`, { failure });
@@ -182,7 +207,7 @@ function report(run: GardenRun, planned: readonly PlannedRuntime[], flags: Garde
             ...(r && (r.outcome === 'Applied' || r.outcome === 'WouldApply') ? { types: r.plan.changedTypes, patch: r.plan.ops } : {}),
             ...(r?.outcome === 'Applied' ? { attempts: r.attempts } : {}),
             ...(r && (r.outcome === 'Applied' || r.outcome === 'Unchanged') && r.generation !== undefined ? { generation: r.generation } : {}),
-          })),
+          })).concat(deferred.map(({ p, line }) => ({ name: p.target.name, shoot: `${p.target.shootNamespace}/${p.target.shootName}`, outcome: 'Deferred', reason: 'OutsideChangeWindow', message: line }))),
         },
         null,
         2,
@@ -221,6 +246,7 @@ function report(run: GardenRun, planned: readonly PlannedRuntime[], flags: Garde
       : [`${count('Applied')} written`, `${count('Unchanged')} up to date`];
     if (count('Refused') > 0) parts.push(`${count('Refused')} refused`);
     if (count('Failed') > 0) parts.push(`${count('Failed')} failed`);
+    if (deferred.length > 0) parts.push(`${deferred.length} deferred (outside the change window)`);
     streams.out(`apply garden${flags.dryRun ? ' --dry-run' : ''}: ${plural(planned.length, 'Shoot')} with entries the fleet writes: ${parts.join(', ')}\n`);
   }
   return failed > 0 ? ExitCode.StatusGlobalFailure : ExitCode.Ok;

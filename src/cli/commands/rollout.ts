@@ -2,6 +2,9 @@
 // of Fleet.spec.rollout between revisions of the fleet-wide layers by rewriting fleet/rollout/.
 // Every subcommand checks the whole fleet first (an invalid fleet moves nothing, exit 1); advance
 // observes the runtimes as `status` does and exits 6 when the gate is closed (nothing moved).
+// start and advance act only inside the change window of the rings they move (../../rollout/windows.ts):
+// outside it they write nothing and exit 6, unless --override-window REASON, which is recorded on
+// the rings moved (fleet/rollout/state.yaml windowOverride).
 // None of them writes dist/: run synth afterwards, as CI does. JSON: schemas/output/rollout-*.schema.json.
 
 import * as path from 'node:path';
@@ -11,9 +14,10 @@ import { evaluateGate, formatDuration, type GateVerdict } from '../../rollout/ga
 import { type LiveSource, observeAndRecord } from '../../rollout/observe';
 import type { RolloutView } from '../../rollout/ring-resolve';
 import { readStatusRecords, ringTable } from '../../rollout/report';
-import type { RolloutState } from '../../rollout/state-file';
+import { overrideReasonProblem, type RolloutState } from '../../rollout/state-file';
 import { lockRollout, saveRollout } from '../../rollout/store';
-import { abortRollout, advanceFrom, ringToLeave, setPaused, startRollout } from '../../rollout/transitions';
+import { abortRollout, advanceFrom, ringToLeave, setPaused, startRollout, withWindowOverride } from '../../rollout/transitions';
+import { closedLine, closedRings, windowJson } from '../../rollout/windows';
 import { checkFleet } from '../../run/check';
 import { failureDocument, printJson, problemJson } from '../json-output';
 import { concurrencyOption, contextOption, evaluationTime, fleetOption, kubeconfigOption, liveKubeconfig, outputOption, timeoutOption, UsageError } from '../options';
@@ -31,6 +35,7 @@ interface RolloutFlags {
   concurrency?: string;
   timeout?: string;
   write?: string;
+  overrideWindow?: string;
 }
 
 type Setter = (code: number) => void;
@@ -45,9 +50,13 @@ export function rolloutCommand(streams: Streams, setExit: Setter): Command {
       .addOption(fleetOption())
       .addOption(new Option('--now <time>', 'time of the move and of the gate check (RFC 3339); default: SOURCE_DATE_EPOCH or the clock'))
       .addOption(outputOption(['text', 'json']));
-  sub('start', 'make the working fleet-wide layers a new revision and move the first ring to it').action((flags: RolloutFlags) => setExit(run(flags, streams, 'start')));
+  const overrideWindow = (): Option => new Option('--override-window <reason>', 'act even outside the change window (the reason is recorded in fleet/rollout/state.yaml)');
+  sub('start', 'make the working fleet-wide layers a new revision and move the first ring to it; exit 6 outside its change window')
+    .addOption(overrideWindow())
+    .action((flags: RolloutFlags) => setExit(run(flags, streams, 'start')));
   sub('status', 'per ring: revision, runtimes and their states (fleet/status/), bake time left, gate').action((flags: RolloutFlags) => setExit(run(flags, streams, 'status')));
-  sub('advance', 'observe the runtimes (as status does) and move the next ring when the gate of the ring before it is open; exit 6 when closed')
+  sub('advance', 'observe the runtimes (as status does) and move the next ring when the gate of the ring before it is open; exit 6 when closed or outside its change window')
+    .addOption(overrideWindow())
     .addOption(new Option('--from <dir>', 'folder of kubectl dumps: kcp/, garden/, runtimes/<name>/'))
     .addOption(kubeconfigOption())
     .addOption(contextOption('kcp', 'Kyma Control Plane'))
@@ -98,6 +107,8 @@ interface Checked {
 /** The checked fleet and its rollout, or an exit code after saying why not. */
 function checkedRollout(flags: RolloutFlags, streams: Streams, move: Move): Checked | number {
   const now = evaluationTime(flags.now, streams.env);
+  const reasonProblem = flags.overrideWindow === undefined ? undefined : overrideReasonProblem(flags.overrideWindow);
+  if (reasonProblem) throw new UsageError(`--override-window ${reasonProblem}`);
   const checked = checkFleet({ fleetDir: flags.fleet, cwd: streams.cwd, now });
   // `start` is what the pending-change warning asks for: not repeated there.
   const diagnostics = move === 'start' ? checked.diagnostics.filter((d) => d.code !== 'W_ROLLOUT_PENDING') : checked.diagnostics;
@@ -113,7 +124,29 @@ function checkedRollout(flags: RolloutFlags, streams: Streams, move: Move): Chec
   return { checked, view: checked.rollout, now, diagnostics };
 }
 
-const ringsJson = (state: RolloutState) => state.rings.map((r) => ({ name: r.name, revision: r.revision, since: r.since }));
+const ringsJson = (state: RolloutState) => state.rings.map((r) => ({ name: r.name, revision: r.revision, since: r.since, ...(r.windowOverride === undefined ? {} : { windowOverride: r.windowOverride }) }));
+
+/**
+ * The change windows of the rings a move changes (those with runtimes): the rings whose closed
+ * window --override-window passes (to record the reason on), or exit 6 after saying why and when
+ * the next window opens (nothing written, not even the lock).
+ */
+function windowGate(flags: RolloutFlags, streams: Streams, diagnostics: readonly Diagnostic[], view: RolloutView, rings: readonly string[], now: Date, nothing: string): readonly string[] | number {
+  const concerned = rings.filter((name) => view.runtimes.some((r) => r.ring === name));
+  const closedNow = closedRings(view.config, concerned, now);
+  if (closedNow.length === 0) {
+    if (flags.overrideWindow !== undefined && flags.output !== 'json') streams.err(`rollout: note: ${concerned.join(', ') || 'no ring with runtimes'} inside the change window: --override-window not needed (not recorded)\n`);
+    return [];
+  }
+  const lines = closedNow.map((c) => closedLine(c.ring, c.verdict));
+  if (flags.overrideWindow !== undefined) {
+    if (flags.output !== 'json') for (const line of lines) streams.err(`rollout: warning: ${line}; acting anyway (--override-window, recorded in ${view.stateFile})\n`);
+    return closedNow.map((c) => c.ring);
+  }
+  const state = view.state ?? { paused: false, rings: [] };
+  const message = `rollout: ${lines.join('; ')}; ${nothing} (--override-window REASON acts anyway)`;
+  return closed(streams, flags, diagnostics, message, { rings: ringsJson(state), windows: closedNow.map((c) => ({ ring: c.ring, ...windowJson(c.verdict) })) });
+}
 
 /** Takes fleet/rollout.lock for `body`, or fails with exit 4. */
 function locked(flags: RolloutFlags, streams: Streams, view: RolloutView, body: () => number): number;
@@ -149,12 +182,19 @@ function run(flags: RolloutFlags, streams: Streams, move: Exclude<Move, 'advance
     const { text, ...json } = table;
     return done(streams, flags, diagnostics, text, json);
   }
+  let overridden: readonly string[] = [];
+  if (move === 'start' && startRollout(view.state, view.config, view.working.id, now)) {
+    const gate = windowGate(flags, streams, diagnostics, view, [view.config.rings[0]!.name], now, 'nothing started');
+    if (typeof gate === 'number') return gate;
+    overridden = gate;
+  }
   return locked(flags, streams, view, () => {
     const state = view.state;
     if (move === 'start') {
-      const next = startRollout(state, view.config, view.working.id, now);
+      const started = startRollout(state, view.config, view.working.id, now);
       const first = view.config.rings[0]!.name;
-      if (!next) return done(streams, flags, diagnostics, `ring ${first} is on revision ${view.working.id} already: nothing to start\n`, { changed: false, revision: view.working.id, rings: ringsJson(state!) });
+      if (!started) return done(streams, flags, diagnostics, `ring ${first} is on revision ${view.working.id} already: nothing to start\n`, { changed: false, revision: view.working.id, rings: ringsJson(state!) });
+      const next = overridden.length > 0 ? withWindowOverride(started, overridden, flags.overrideWindow!) : started;
       saveRollout(view.fleetRoot, next, view.working);
       const behind = next.rings.filter((r) => r.revision !== view.working.id).map((r) => r.name);
       const text = state
@@ -194,6 +234,9 @@ async function advance(flags: RolloutFlags, streams: Streams): Promise<number> {
     const revision = state.rings[0]!.revision;
     return done(streams, flags, diagnostics, `every ring is on revision ${revision}: nothing to advance\n`, { changed: false, moved: [], ...base });
   }
+  const moving = advanceFrom(state, left, now, (name) => !view.runtimes.some((r) => r.ring === name)).moved;
+  const gate = windowGate(flags, streams, diagnostics, view, moving, now, `${moving.join(', ')} not advanced`);
+  if (typeof gate === 'number') return gate;
   return locked(flags, streams, view, async () => {
     const rel = path.relative(streams.cwd, writeDir).split(path.sep).join('/');
     const statusDisplay = `${rel.startsWith('..') || path.isAbsolute(rel) ? writeDir : rel || '.'}/`;
@@ -221,6 +264,7 @@ async function advance(flags: RolloutFlags, streams: Streams): Promise<number> {
       return closed(streams, flags, diagnostics, `rollout: gate of ring ${ring.name} closed: ${verdict.reason}; ${next} not advanced`, { ...base, ...observedJson, gate: gateJson(verdict) }, verdict);
     }
     const moved = advanceFrom(state, left, now, (name) => !view.runtimes.some((r) => r.ring === name));
+    if (gate.length > 0) moved.state = withWindowOverride(moved.state, gate, flags.overrideWindow!);
     saveRollout(view.fleetRoot, moved.state);
     const text = `gate of ring ${ring.name} open (${verdict.reason}): ${moved.moved.join(', ')} moved to revision ${ring.revision}; run kyma-fleet synth\n`;
     return done(streams, flags, diagnostics, text, { changed: true, moved: moved.moved, revision: ring.revision, gate: gateJson(verdict), rings: ringsJson(moved.state), ...observedJson });

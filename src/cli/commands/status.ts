@@ -18,6 +18,7 @@ import { ExitCode } from '../../lib/diagnostics';
 import { observeDumps } from '../../observe/dump-source';
 import type { Observation, RuntimeRef } from '../../observe/observed';
 import { buildStatusReport, runtimeRefs } from '../../status/report';
+import { ringWindowRows } from '../../rollout/windows';
 import { sanitizeMessage } from '../../observe/sanitize';
 import { STATUS_STATES, type StatusState } from '../../status/states';
 import { lockStatusDir } from '../../status/status-lock';
@@ -147,7 +148,8 @@ async function observeAndWrite(run: StatusRun): Promise<number> {
   const previous = readPreviousStatus(writeDir, run.refs.map((r) => r.name));
   if (!json) for (const p of previous.problems) streams.err(`${display}${p.file}: warning: ${p.message}\n`);
   const gardenApply = readGardenReport(writeDir);
-  const report = buildStatusReport({ model: run.model, runtimes: run.runtimes, observation, previous: previous.texts, now: run.now, html: flags.html === true, ...(gardenApply ? { gardenApply } : {}) });
+  const windows = ringWindowRows(run.model.options.rollout, run.now);
+  const report = buildStatusReport({ model: run.model, runtimes: run.runtimes, observation, previous: previous.texts, now: run.now, html: flags.html === true, ...(gardenApply ? { gardenApply } : {}), windows });
   if (!json) for (const w of report.warnings) streams.err(`${display}${w.file}: warning: ${w.message}\n`);
   const result = writeStatusFiles(writeDir, report.files, display);
   if (!result.ok) {

@@ -3,6 +3,7 @@
 // loader, validator and resolver know (../types.ts).
 
 import type { ExtensionPlugin } from '../types';
+import { falcoConsequences } from './consequences';
 import { falcoDefaults } from './defaults';
 import { renderFalco } from './render';
 import { type FalcoState, falcoProfilePath, prepareFalcoState } from './profile';
@@ -36,4 +37,5 @@ export const falcoExtension: ExtensionPlugin<FalcoState> = {
   providerConfigSchema: falcoServiceConfigSchema,
   snapshot: falcoSnapshot,
   scaffold: falcoScaffold,
+  consequences: falcoConsequences,
 };

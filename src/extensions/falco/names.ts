@@ -19,8 +19,11 @@ export function bare(value: string): string {
   return /^[\x21-\x7e]{1,80}$/.test(value) && !value.includes('"') ? value : quote(value);
 }
 
+/** How the name of every rules ConfigMap starts. */
+export const RULES_CONFIGMAP_PREFIX = 'falco-rules-';
+
 /** ConfigMap name for a rules file: "rules/team/web.yaml" -> "falco-rules-team-web". */
 export function rulesConfigMapName(file: string): string {
   const rel = file.replace(/^rules\//, '').replace(/\.yaml$/, '');
-  return toSubdomainName(`falco-rules-${rel.replace(/[/.]/g, '-')}`, 63);
+  return toSubdomainName(`${RULES_CONFIGMAP_PREFIX}${rel.replace(/[/.]/g, '-')}`, 63);
 }

@@ -4,6 +4,7 @@
 // the landscape. Its Shoot entry is written by `kyma-fleet apply garden` (KIM does not manage it).
 
 import type { ExtensionPlugin } from '../types';
+import { lakomConsequences } from './consequences';
 import { LAKOM_FLEET_OPTION, type LakomState, prepareLakomState } from './options';
 import { renderLakom } from './render';
 import { validateLayer, validateResolved } from './rules';
@@ -25,4 +26,5 @@ export const lakomExtension: ExtensionPlugin<LakomState> = {
   validateResolved,
   render: renderLakom,
   providerConfigSchema: lakomConfigSchema,
+  consequences: lakomConsequences,
 };

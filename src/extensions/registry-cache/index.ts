@@ -3,6 +3,7 @@
 // kim.registryCacheSync (./options.ts) says whether KIM writes the Runtime CR's caches itself.
 
 import type { ExtensionPlugin } from '../types';
+import { registryCacheConsequences } from './consequences';
 import { registryCacheDefaults } from './defaults';
 import { registryCacheDrift } from './drift';
 import { KIM_SYNC_OPTION, kimSyncOptionSchema, prepareRegistryCacheState, type RegistryCacheState } from './options';
@@ -39,4 +40,5 @@ export const registryCacheExtension: ExtensionPlugin<RegistryCacheState> = {
   shootDrift: registryCacheDrift,
   testedAgainst: registryCacheTestedAgainst,
   scaffold: registryCacheScaffold,
+  consequences: registryCacheConsequences,
 };

@@ -34,6 +34,9 @@ function cacheSpec(c: Cache): Record<string, unknown> {
   };
 }
 
+/** Where the RegistryCacheConfigs live on the runtime when `namespace` is not set. */
+export const DEFAULT_NAMESPACE = 'kyma-system';
+
 export function renderRegistryCache(input: RenderInput<RegistryCacheState | undefined>): ExtensionRendering {
   const kimSyncsCaches = input.env.state?.kimSyncsCaches === true;
   if (input.state !== 'enabled') {
@@ -44,7 +47,7 @@ export function renderRegistryCache(input: RenderInput<RegistryCacheState | unde
       ...(input.state === 'disabled' ? { shootExtension: { disabled: true } } : {}),
     };
   }
-  const namespace = String(input.config.namespace ?? 'kyma-system');
+  const namespace = String(input.config.namespace ?? DEFAULT_NAMESPACE);
   const caches = (input.config.caches as Cache[] | undefined) ?? [];
   const secrets = [...new Set(caches.map((c) => c.secretReferenceName).filter((s): s is string => s !== undefined))].sort();
   const resources: ShootResource[] = secrets.map((name) => ({ name, resourceRef: { apiVersion: 'v1', kind: 'Secret', name } }));

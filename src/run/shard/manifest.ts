@@ -24,6 +24,8 @@ export interface ShardRuntime {
   readonly targets: readonly Target[];
   /** Warnings of the runtime; `file` is '' for the runtime's own file. */
   readonly diagnostics: readonly Diagnostic[];
+  /** runtimeInputDigest of its render, for the record merge writes into dist/'s index (../committed-record.ts). */
+  readonly input: string;
 }
 
 export interface ShardManifest {
@@ -60,10 +62,12 @@ export function serializeManifest(m: ShardManifest): string {
           runtimeID: { line: r.identity.at.runtimeID.line, col: r.identity.at.runtimeID.col },
           shootName: { line: r.identity.at.shootName.line, col: r.identity.at.shootName.col },
         },
+        ...(r.identity.labels === undefined ? {} : { labels: r.identity.labels }),
       },
       runtimeID: r.runtimeID,
       targets: [...r.targets],
       diagnostics: r.diagnostics.map((d) => ({ severity: d.severity, code: d.code, file: d.file, line: d.line, col: d.col, field: d.field, message: d.message })),
+      input: r.input,
     })),
   };
   return JSON.stringify(canonical, null, 2) + '\n';
@@ -121,7 +125,9 @@ function runtimeProblem(r: unknown): ManifestProblem | undefined {
   const at = id.at;
   const pos = (v: unknown): boolean => isRec(v) && isPosInt(v.line) && isPosInt(v.col);
   if (!isRec(at) || !pos(at.name) || !pos(at.runtimeID) || !pos(at.shootName)) return p(['identity', 'at'], 'must be {name, runtimeID, shootName} positions');
+  if (id.labels !== undefined && !(isRec(id.labels) && Object.values(id.labels).every(isStr))) return p(['identity', 'labels'], 'must map label names to strings');
   if (r.runtimeID !== id.runtimeID) return p(['runtimeID'], 'must be identity.runtimeID');
+  if (!isStr(r.input) || !HEX64.test(r.input)) return p(['input'], 'must be a sha256 in hex');
   const targets = r.targets;
   if (!Array.isArray(targets) || JSON.stringify(targets) !== JSON.stringify(TARGETS.filter((t) => targets.includes(t)))) {
     return p(['targets'], `must list targets among ${TARGETS.join(', ')}, in that order, each once`);

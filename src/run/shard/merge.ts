@@ -19,7 +19,8 @@ import { cmp, type Diagnostic, type DocPath, ExitCode, formatField, normalizeDia
 import { renderFleet, type UnchangedRuntime, wiringByRuntime } from '../../render/render-fleet';
 import { massRemovalProblem } from '../../write/mass-removal';
 import { type Problem, writeDist } from '../../write/dist-writer';
-import { shownDiagnostics } from '../run-record';
+import { inputsSection, committedKey } from '../committed-record';
+import { epochOf, shownDiagnostics, timeThresholds } from '../run-record';
 import { type DistIndex, INDEX_FILE, loadIndex, readDistIndex, sha256 } from '../../lib/dist-index';
 import { shardOf } from './assign';
 import { displayPath, epochAt, shardKey } from './common';
@@ -101,6 +102,7 @@ export function mergeShards(options: MergeOptions): MergeResult {
   const covered = new Map<string, Covered>();
   for (const shard of shards) shard.manifest.runtimes.forEach((entry, i) => covered.set(entry.relPath, { shard, at: i, entry }));
   let key: string | undefined;
+  let inputsKey = '';
   const recordedIdentity = (relPath: string): Omit<RuntimeIdentity, 'file'> | undefined => covered.get(relPath)?.entry.identity;
   const checked = checkFleet({
     fleetDir: options.fleetDir,
@@ -109,6 +111,7 @@ export function mergeShards(options: MergeOptions): MergeResult {
     runtimes: {
       plan: (layers) => {
         key = shardKey(layers);
+        inputsKey = committedKey(layers);
         return { reuse: () => true };
       },
       // Files no shard covers are reported below (stale); they cannot take part in the checks.
@@ -187,11 +190,15 @@ export function mergeShards(options: MergeOptions): MergeResult {
   }
   const sorted = new Map([...files].sort(([a], [b]) => cmp(a, b)));
 
+  // The record of how each runtime was rendered, as synth writes it into the index (../committed-record.ts).
+  const thresholds = timeThresholds(model);
+  const entries = [...covered.values()].map(({ entry: e }) => ({ relPath: e.relPath, kept: false, record: { digest: e.digest, identity: e.identity, diagnostics: e.diagnostics, input: e.input, targets: e.targets } }));
   const result = writeDist({
     outDir,
     files: sorted,
     reuse,
     guard: options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, new Set(unchanged.keys()), model.options.maxRemovalShare),
+    inputs: inputsSection({ key: inputsKey, thresholds, epoch: epochOf(thresholds, options.now), gitops: JSON.stringify(model.options.gitops), entries }),
   });
   const base = { exitCode: ExitCode.Ok, diagnostics, runtimes: unchanged.size };
   if (!result.ok) return { ...base, exitCode: result.exitCode, problem: result.problem };

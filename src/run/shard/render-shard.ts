@@ -10,6 +10,7 @@ import { checkFleet } from '../check';
 import { cmp, type Diagnostic, ExitCode, normalizeDiagnostics } from '../../lib/diagnostics';
 import { renderFleet } from '../../render/render-fleet';
 import { type Problem, writeDist } from '../../write/dist-writer';
+import { fleetInputDigest, runtimeInputDigest } from '../input-digest';
 import { renderedRuntimeRecord } from '../record';
 import { type ShardSpec, shardOf } from './assign';
 import { epochAt, shardKey } from './common';
@@ -62,6 +63,7 @@ export function renderShard(options: ShardOptions): ShardResult {
   });
   if (!checked.ok || !checked.model) return { exitCode: ExitCode.InvalidInput, diagnostics: checked.diagnostics };
   const model = checked.model;
+  const fleetDigest = fleetInputDigest(model);
 
   // Without the GitOps wiring, which depends on every runtime: merge renders it.
   const rendered = renderFleet(model, checked.runtimes, undefined, new Map(), false);
@@ -73,7 +75,7 @@ export function renderShard(options: ShardOptions): ShardResult {
   const entries: ShardRuntime[] = checked.runtimes.map((r) => {
     // As synth's run record keeps it: the runtime's own file as '' in its diagnostics (merge shows it as it sees it).
     const { relPath, digest, identity, diagnostics: own, targets } = renderedRuntimeRecord(checked, r, rendered.wiring.get(r.runtime.name)?.targets ?? []);
-    return { relPath, digest, identity, runtimeID: r.runtime.runtimeID, targets, diagnostics: own };
+    return { relPath, digest, identity, runtimeID: r.runtime.runtimeID, targets, diagnostics: own, input: runtimeInputDigest(fleetDigest, r) };
   });
   entries.sort((a, b) => cmp(a.relPath, b.relPath));
   files.set(MANIFEST_FILE, serializeManifest({ kind: MANIFEST_KIND, version: 1, shard: index, of, key, epoch: epochAt(model, options.now), runtimes: entries }));

@@ -1,0 +1,192 @@
+// How each runtime of a committed dist/ was rendered, kept in dist/'s index (its `inputs` section,
+// after the files; issue 28): per runtime file the digest of its bytes, its identity, the input
+// digest of its render and its targets, and for the whole fleet the digest of the fleet-wide inputs
+// (the program and the libraries that render, fleet.yaml, groups, rules, catalog, snapshots, the
+// rollout state), the time epoch and the GitOps options. A fresh CI runner has no run record
+// (./run-record.ts) and new file times, so this is what lets `synth --check`, `diff` and `check`
+// there render only what changed. It is never believed as written: it is sealed together with the
+// index's files (an edited index or record voids it), the files of dist/ are read and hashed against
+// the index (a runtime with an edited, missing or replaced file is rendered and compared again; an
+// edited file outside runtimes/ voids it), and it stands for a runtime only while the fleet-wide
+// inputs, the epoch and the runtime's own file are those it names. Pure apart from reading dist/.
+
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { cmp } from '../lib/diagnostics';
+import { sha256 } from '../lib/digest';
+import type { IndexView } from '../lib/dist-index';
+import { indexParts, INPUTS_END, INPUTS_START } from '../lib/index-text';
+import type { LoadedLayers } from '../load/load';
+import { TARGETS, type Target } from '../render/render-runtime';
+import { epochOf, layersKey, type RunRecord, type RuntimeRecord } from './run-record';
+import type { RuntimeEntry } from './stages';
+
+/** What the seal of the inputs section starts with (a new scheme gets a new text). */
+const SEAL_CONTEXT = 'kyma-fleet inputs 1\0';
+
+/** What the inputs section of a synth says about the fleet and its runtimes. */
+export interface CommittedInputs {
+  /** committedKey of the fleet-wide layers. */
+  readonly key: string;
+  readonly thresholds: readonly number[];
+  readonly epoch: number;
+  /** The GitOps options (JSON) that the runtimes' own GitOps files and the lists depend on. */
+  readonly gitops: string;
+  readonly entries: readonly RuntimeEntry[];
+}
+
+/**
+ * Digest of the fleet-wide inputs as the committed record names them: layersKey (the kyma-fleet
+ * build, extensions included, and every fleet-wide file) without the options of one command, and the
+ * versions of the libraries that turn objects into files.
+ */
+export function committedKey(layers: LoadedLayers): string {
+  return sha256(`${layersKey(layers, {})}\0${libraryVersions()}`);
+}
+
+let libraries: string | undefined;
+function libraryVersions(): string {
+  if (libraries !== undefined) return libraries;
+  const version = (name: string): string => {
+    try {
+      let dir = path.dirname(require.resolve(name));
+      while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+      return `${name}@${(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: string }).version ?? '?'}`;
+    } catch {
+      return `${name}@?`;
+    }
+  };
+  return (libraries = ['cdk8s', 'yaml', 'constructs'].map(version).join(' '));
+}
+
+/** The inputs section (IndexTextBuilder.finish), given the sha256 of the index text before it. */
+export function inputsSection(c: CommittedInputs): (prefixDigest: string) => string {
+  return (prefixDigest) => {
+    const entries = [...c.entries].sort((a, b) => cmp(a.relPath, b.relPath));
+    const runtimes = entries.length === 0 ? '{}' : `{\n${entries.map((e) => `      ${JSON.stringify(e.relPath)}: ${JSON.stringify(entryOf(e.record))}`).join(',\n')}\n    }`;
+    const body =
+      INPUTS_START +
+      [`    "epoch": ${c.epoch}`, `    "expiries": ${JSON.stringify(c.thresholds)}`, `    "gitops": ${JSON.stringify(c.gitops)}`, `    "key": "${c.key}"`, `    "runtimes": ${runtimes}`].join(',\n') +
+      ',\n';
+    return `${body}    "seal": "${sealOf(prefixDigest, body)}"${INPUTS_END}`;
+  };
+}
+
+function sealOf(prefixDigest: string, body: string): string {
+  return createHash('sha256').update(SEAL_CONTEXT).update(prefixDigest).update('\0').update(body).digest('hex');
+}
+
+/**
+ * A runtime's line: its file's digest ('' when it had diagnostics: such a file is always checked
+ * again, so its warnings are reported as a check without record reports them), input digest,
+ * targets, and its identity for the checks across files.
+ */
+type Entry = [digest: string, input: string, targets: string[], name: string, runtimeID: string, shoot: string, project: string, at: number[], labels: Record<string, string> | null];
+
+function entryOf(r: RuntimeRecord): Entry {
+  const { name, runtimeID, shoot, at, labels } = r.identity;
+  return [r.diagnostics.length === 0 ? r.digest : '', r.input, [...r.targets], name, runtimeID, shoot.name, shoot.project, [at.name.line, at.name.col, at.runtimeID.line, at.runtimeID.col, at.shootName.line, at.shootName.col], labels ?? null];
+}
+
+/** The record of a committed dist/ when it is sealed and well formed (nothing checked against dist/'s files yet). */
+export function readCommitted(text: string): Omit<CommittedInputs, 'entries'> & { readonly runtimes: Record<string, RuntimeRecord> } | undefined {
+  const parts = indexParts(text);
+  if (!parts || parts.inputs === '') return undefined;
+  const inputs = parts.inputs;
+  const sealAt = inputs.length - INPUTS_END.length - `    "seal": "${'0'.repeat(64)}"`.length;
+  const body = inputs.slice(0, sealAt);
+  const seal = /^ {4}"seal": "([0-9a-f]{64})"$/.exec(inputs.slice(sealAt, inputs.length - INPUTS_END.length))?.[1];
+  if (!body.endsWith(',\n') || seal !== sealOf(sha256(text.slice(0, parts.prefixEnd)), body)) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(inputs.slice(inputs.indexOf('{'), inputs.lastIndexOf('}') + 1));
+  } catch {
+    return undefined;
+  }
+  const d = data as { epoch?: unknown; expiries?: unknown; gitops?: unknown; key?: unknown; runtimes?: unknown };
+  if (typeof d.epoch !== 'number' || !Array.isArray(d.expiries) || !d.expiries.every((x) => typeof x === 'number')) return undefined;
+  if (typeof d.gitops !== 'string' || typeof d.key !== 'string' || typeof d.runtimes !== 'object' || d.runtimes === null) return undefined;
+  const runtimes: Record<string, RuntimeRecord> = Object.create(null) as Record<string, RuntimeRecord>;
+  for (const [relPath, value] of Object.entries(d.runtimes as Record<string, unknown>)) {
+    const r = recordOf(value);
+    if (!r) return undefined;
+    runtimes[relPath] = r;
+  }
+  return { key: d.key, thresholds: d.expiries as number[], epoch: d.epoch, gitops: d.gitops, runtimes };
+}
+
+function recordOf(value: unknown): RuntimeRecord | undefined {
+  if (!Array.isArray(value) || value.length !== 9) return undefined;
+  const [digest, input, targets, name, runtimeID, shoot, project, at, labels] = value as unknown[];
+  const strings = [digest, input, name, runtimeID, shoot, project].every((s) => typeof s === 'string');
+  if (!strings || !Array.isArray(targets) || !targets.every((t) => TARGETS.includes(t as Target))) return undefined;
+  if (!Array.isArray(at) || at.length !== 6 || !at.every((n) => Number.isInteger(n)) || (labels !== null && typeof labels !== 'object')) return undefined;
+  const n = at as number[];
+  return {
+    digest: digest as string,
+    input: input as string,
+    targets: targets as Target[],
+    diagnostics: [],
+    identity: {
+      name: name as string,
+      runtimeID: runtimeID as string,
+      shoot: { name: shoot as string, project: project as string },
+      at: { name: { line: n[0]!, col: n[1]! }, runtimeID: { line: n[2]!, col: n[3]! }, shootName: { line: n[4]!, col: n[5]! } },
+      ...(labels === null ? {} : { labels: labels as Record<string, string> }),
+    },
+  };
+}
+
+/**
+ * The committed record of dist/ as a run record, when dist/'s files are those its index lists:
+ * every listed file is read and hashed. A runtime whose folder holds a file that is missing or has
+ * other bytes is marked changed (rendered and compared again); any other mismatch voids the record.
+ * `key` is the run's layersKey: the record gets it (so its unchanged runtime files are not parsed)
+ * when the fleet-wide inputs and the time epoch are those it names.
+ */
+export function trustCommitted(outDir: string, text: string, digest: string, view: IndexView, layers: LoadedLayers, key: string, now: Date): RunRecord | undefined {
+  const committed = readCommitted(text);
+  if (!committed) return undefined;
+  const edited = editedRuntimes(outDir, view);
+  if (!edited) return undefined;
+  const runtimes: Record<string, RuntimeRecord> = Object.create(null) as Record<string, RuntimeRecord>;
+  for (const [rel, r] of Object.entries(committed.runtimes)) runtimes[rel] = edited.has(r.identity.name) ? { ...r, digest: '', input: '' } : r;
+  const same = committed.key === committedKey(layers) && epochOf(committed.thresholds, now) === committed.epoch;
+  return { version: 3, key: same ? key : `committed ${committed.key}`, thresholds: committed.thresholds, epoch: committed.epoch, index: digest, settled: 0, gitops: committed.gitops, runtimes };
+}
+
+/**
+ * The runtimes (by name) with a listed file that is missing, not a regular file, or has other bytes
+ * than the index says; undefined when such a file lies outside runtimes/<name>/.
+ */
+export function editedRuntimes(outDir: string, view: Pick<IndexView, 'size' | 'relAt' | 'hashAt'>): Set<string> | undefined {
+  const edited = new Set<string>();
+  // One buffer for every file (open, read, close: no stat, no allocation per file). A symlink is
+  // followed here, but the write's inspection of dist/ refuses it (E_DIST_FOREIGN) whatever it holds.
+  let buffer = Buffer.allocUnsafe(1 << 16);
+  for (let i = 0; i < view.size; i++) {
+    const rel = view.relAt(i);
+    let bytes: Buffer | undefined;
+    try {
+      const fd = fs.openSync(path.join(outDir, rel), 'r');
+      try {
+        let n = fs.readSync(fd, buffer, 0, buffer.length, 0);
+        if (n === buffer.length) {
+          buffer = fs.readFileSync(path.join(outDir, rel));
+          n = buffer.length;
+        }
+        bytes = buffer.subarray(0, n);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch {
+      bytes = undefined; // missing, a folder, unreadable
+    }
+    if (bytes !== undefined && sha256(bytes) === view.hashAt(i)) continue;
+    const name = /^runtimes\/([^/]+)\//.exec(rel)?.[1];
+    if (name === undefined) return undefined;
+    edited.add(name);
+  }
+  return edited;
+}
