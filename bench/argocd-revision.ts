@@ -21,7 +21,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parse } from 'yaml';
-import { generateFleet } from './generate-fleet';
+import { addModule, generateFleet } from './generate-fleet';
 import { startTestCluster, type TestCluster } from '../test/cluster/harness';
 import { ensureGoTool, type GoToolSpec } from '../test/cluster/go-tool-cache';
 import { argo, ARGOCD_DIR, ensureArgoCdFleet, type GenerateResult } from '../test/argocd/argocd-fleet';
@@ -80,16 +80,6 @@ function documentsOfKind(dir: string, kind: string): any[] {
   return out;
 }
 
-/** Adds a module the runtime does not have to its fleet file (a one-runtime change). */
-function addModule(repo: FleetRepo, runtime: string): string {
-  const file = path.join(repo.fleetDir, 'runtimes', `${runtime}.yaml`);
-  const text = fs.readFileSync(file, 'utf8');
-  const name = ['docker-registry', 'transparent-proxy', 'application-connector', 'cloud-manager'].find((m) => !text.includes(`name: ${m}\n`))!;
-  const next = /\n {2}modules:\n/.test(text) ? text.replace(/\n {2}modules:\n/, `\n  modules:\n    - name: ${name}\n`) : text.replace(/\nspec:\n/, `\nspec:\n  modules:\n    - name: ${name}\n`);
-  fs.writeFileSync(file, next);
-  return name;
-}
-
 /**
  * What one UpdateRevisionForPaths costs in git at a larger fleet: the repo-server runs `git diff
  * --name-only <synced>..<new>` in its clone for every Application with the annotation (util/git
@@ -109,7 +99,7 @@ function gitDiffCost(runtimes: number, seed: number, rounds = 15): Record<string
     const synthSeconds = (Date.now() - t) / 1000;
     const a = repo.commit('render');
     const name = repo.runtimeFiles().map((r) => r.runtime!).sort()[0]!;
-    addModule(repo, name);
+    addModule(repo.fleetDir, name);
     repo.synth();
     const b = repo.commit(`${name}: add a module`);
     git(dir, ['gc', '-q']);
@@ -174,11 +164,11 @@ async function main(): Promise<void> {
 
     const names = runtimes.map((r) => r.runtime!).sort();
     const changedB = names[names.length - 1]!;
-    const moduleB = addModule(repo, changedB);
+    const moduleB = addModule(repo.fleetDir, changedB);
     repo.synth();
     const revB = repo.commit(`${changedB}: add ${moduleB}`);
     const changedC = names[0]!;
-    const moduleC = addModule(repo, changedC);
+    const moduleC = addModule(repo.fleetDir, changedC);
     repo.synth();
     const revC = repo.commit(`${changedC}: add ${moduleC}`);
     git(dir, ['gc', '-q']);

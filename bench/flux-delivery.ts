@@ -41,6 +41,7 @@ import { FleetWorkspace } from '../test/flux-controller/fleet-workspace';
 import { readFluxTree, type FluxTree } from '../test/flux-controller/flux-tree';
 import { applyJson, CRDS, FleetDelivery, FluxLandscape, getObject } from '../test/flux-controller/landscape';
 import { KUSTOMIZE_CONTROLLER_VERSION } from '../test/flux-controller/tools';
+import { addModule } from './generate-fleet';
 
 interface Args {
   runtimes: number;
@@ -106,15 +107,6 @@ function separateSkrNamespaces(ws: FleetWorkspace, runtimes: string[]): FluxTree
   return tree;
 }
 
-/** Adds a module the runtime does not have to its fleet file; returns its name. */
-function addModule(ws: FleetWorkspace, runtime: string): string {
-  const file = path.join(ws.fleetDir, 'runtimes', `${runtime}.yaml`);
-  const text = fs.readFileSync(file, 'utf8');
-  const name = ['docker-registry', 'transparent-proxy', 'application-connector', 'cloud-manager'].find((m) => !text.includes(`name: ${m}\n`))!;
-  const next = /\n {2}modules:\n/.test(text) ? text.replace(/\n {2}modules:\n/, `\n  modules:\n    - name: ${name}\n`) : text.replace(/\nspec:\n/, `\nspec:\n  modules:\n    - name: ${name}\n`);
-  fs.writeFileSync(file, next);
-  return name;
-}
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
@@ -186,7 +178,7 @@ async function main(): Promise<void> {
     // one runtime changes
     const changedIndex = runtimes.length - 1;
     const changed = runtimes[changedIndex]!;
-    const module = addModule(ws, changed);
+    const module = addModule(ws.fleetDir, changed);
     const resynthSeconds = ws.synth().seconds;
     separateSkrNamespaces(ws, runtimes);
     const s1 = sample();

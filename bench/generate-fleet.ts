@@ -217,6 +217,19 @@ export function generateFleet(dir: string, n: number, seed: number): FleetStats 
 }
 
 /** SHA-256 over every file (relative path and bytes), in sorted order. */
+/**
+ * A one-runtime change for the delivery benches: adds a module the runtime does not have to its
+ * file in `fleetDir`; returns the module's name.
+ */
+export function addModule(fleetDir: string, runtime: string): string {
+  const file = path.join(fleetDir, 'runtimes', `${runtime}.yaml`);
+  const text = fs.readFileSync(file, 'utf8');
+  const name = ['docker-registry', 'transparent-proxy', 'application-connector', 'cloud-manager'].find((m) => !text.includes(`name: ${m}\n`))!;
+  const next = /\n {2}modules:\n/.test(text) ? text.replace(/\n {2}modules:\n/, `\n  modules:\n    - name: ${name}\n`) : text.replace(/\nspec:\n/, `\nspec:\n  modules:\n    - name: ${name}\n`);
+  fs.writeFileSync(file, next);
+  return name;
+}
+
 export function hashTree(dir: string): string {
   const h = createHash('sha256');
   const walk = (d: string): void => {
