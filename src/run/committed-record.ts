@@ -6,19 +6,19 @@
 // (./run-record.ts) and new file times, so this is what lets `synth --check`, `diff` and `check`
 // there render only what changed. It is never believed as written: it is sealed together with the
 // index's files (an edited index or record voids it), the files of dist/ are read and hashed against
-// the index (a runtime with an edited, missing or replaced file is rendered and compared again; an
-// edited file outside runtimes/ voids it), and it stands for a runtime only while the fleet-wide
-// inputs, the epoch and the runtime's own file are those it names. Pure apart from reading dist/.
+// the index (src/write/tree-scan.ts: a runtime with an edited, missing or replaced file is rendered
+// and compared again; an edited file outside runtimes/ voids it), and it stands for a runtime only
+// while the fleet-wide inputs, the epoch and the runtime's own file are those it names. Pure.
 
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
 import { sha256 } from '../lib/digest';
-import type { IndexView } from '../lib/dist-index';
 import { indexParts, INPUTS_END, INPUTS_START } from '../lib/index-text';
 import type { LoadedLayers } from '../load/load';
 import { TARGETS, type Target } from '../render/render-runtime';
+import type { TreeScan } from '../write/tree-scan';
 import { epochOf, layersKey, type RunRecord, type RuntimeRecord } from './run-record';
 import type { RuntimeEntry } from './stages';
 
@@ -139,54 +139,18 @@ function recordOf(value: unknown): RuntimeRecord | undefined {
 }
 
 /**
- * The committed record of dist/ as a run record, when dist/'s files are those its index lists:
- * every listed file is read and hashed. A runtime whose folder holds a file that is missing or has
- * other bytes is marked changed (rendered and compared again); any other mismatch voids the record.
- * `key` is the run's layersKey: the record gets it (so its unchanged runtime files are not parsed)
- * when the fleet-wide inputs and the time epoch are those it names.
+ * The committed record of dist/ (readCommitted) as a run record, given a scan of dist/ against its
+ * index (src/write/tree-scan.ts: every listed file read and hashed). A runtime whose folder holds a
+ * file that is missing or has other bytes is marked changed (rendered and compared again); such a
+ * file outside the runtime folders voids the record. `key` is the run's layersKey: the record gets
+ * it (so its unchanged runtime files are not parsed) when the fleet-wide inputs and the time epoch
+ * are those it names.
  */
-export function trustCommitted(outDir: string, text: string, digest: string, view: IndexView, layers: LoadedLayers, key: string, now: Date): RunRecord | undefined {
-  const committed = readCommitted(text);
-  if (!committed) return undefined;
-  const edited = editedRuntimes(outDir, view);
-  if (!edited) return undefined;
+export function trustCommitted(committed: NonNullable<ReturnType<typeof readCommitted>>, scan: TreeScan, digest: string, layers: LoadedLayers, key: string, now: Date): RunRecord | undefined {
+  if (scan.editedOutside) return undefined;
+  const edited = scan.editedRuntimes;
   const runtimes: Record<string, RuntimeRecord> = Object.create(null) as Record<string, RuntimeRecord>;
   for (const [rel, r] of Object.entries(committed.runtimes)) runtimes[rel] = edited.has(r.identity.name) ? { ...r, digest: '', input: '' } : r;
   const same = committed.key === committedKey(layers) && epochOf(committed.thresholds, now) === committed.epoch;
   return { version: 3, key: same ? key : `committed ${committed.key}`, thresholds: committed.thresholds, epoch: committed.epoch, index: digest, settled: 0, gitops: committed.gitops, runtimes };
-}
-
-/**
- * The runtimes (by name) with a listed file that is missing, not a regular file, or has other bytes
- * than the index says; undefined when such a file lies outside runtimes/<name>/.
- */
-export function editedRuntimes(outDir: string, view: Pick<IndexView, 'size' | 'relAt' | 'hashAt'>): Set<string> | undefined {
-  const edited = new Set<string>();
-  // One buffer for every file (open, read, close: no stat, no allocation per file). A symlink is
-  // followed here, but the write's inspection of dist/ refuses it (E_DIST_FOREIGN) whatever it holds.
-  let buffer = Buffer.allocUnsafe(1 << 16);
-  for (let i = 0; i < view.size; i++) {
-    const rel = view.relAt(i);
-    let bytes: Buffer | undefined;
-    try {
-      const fd = fs.openSync(path.join(outDir, rel), 'r');
-      try {
-        let n = fs.readSync(fd, buffer, 0, buffer.length, 0);
-        if (n === buffer.length) {
-          buffer = fs.readFileSync(path.join(outDir, rel));
-          n = buffer.length;
-        }
-        bytes = buffer.subarray(0, n);
-      } finally {
-        fs.closeSync(fd);
-      }
-    } catch {
-      bytes = undefined; // missing, a folder, unreadable
-    }
-    if (bytes !== undefined && sha256(bytes) === view.hashAt(i)) continue;
-    const name = /^runtimes\/([^/]+)\//.exec(rel)?.[1];
-    if (name === undefined) return undefined;
-    edited.add(name);
-  }
-  return edited;
 }

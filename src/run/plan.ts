@@ -10,9 +10,10 @@ import * as path from 'node:path';
 import { indexTextDigest, parseIndex } from '../lib/dist-index';
 import { type FleetLayers, loadFleet, loadLayers } from '../load/load';
 import { readIndexBytes } from '../write/dist-writer';
-import { committedKey, trustCommitted } from './committed-record';
+import { type TreeScan, scanTree } from '../write/tree-scan';
+import { committedKey, readCommitted, trustCommitted } from './committed-record';
 import { distTouchedSince } from './dist-edits';
-import { workerCount } from './parallel/pool';
+import { threadLimit, workerCount } from './parallel/pool';
 import { epochOf, layersKey, loadRunRecord, type RunRecord } from './run-record';
 
 export interface SynthOptions {
@@ -67,6 +68,8 @@ export interface CheckPlan {
   readonly committed: boolean;
   /** committedKey of the layers: what this run's own committed record names. */
   readonly committedKey: string;
+  /** dist/ scanned against its index for the committed record (src/write/tree-scan.ts). */
+  readonly scan?: TreeScan;
 }
 
 export interface RunPlan extends CheckPlan {
@@ -93,7 +96,7 @@ export function plan(options: SynthOptions): RunPlan {
  * even when there is no record (synth's transition rules use it; validate's check reads it itself,
  * and only when a rule asks).
  */
-export function planCheck(options: Pick<SynthOptions, 'fleetDir' | 'outDir' | 'cwd' | 'now' | 'allowEmpty' | 'cacheDir' | 'committed'>, withoutRecord: boolean): CheckPlan {
+export function planCheck(options: Pick<SynthOptions, 'fleetDir' | 'outDir' | 'cwd' | 'now' | 'allowEmpty' | 'cacheDir' | 'committed' | 'env'>, withoutRecord: boolean): CheckPlan {
   const outDir = path.resolve(options.cwd, options.outDir);
   const fleetRoot = path.resolve(options.cwd, options.fleetDir);
   const cacheDir = options.cacheDir;
@@ -108,14 +111,17 @@ export function planCheck(options: Pick<SynthOptions, 'fleetDir' | 'outDir' | 'c
   const local = record && view && !distTouchedSince(outDir, view, record.settled) ? record : undefined;
   const layers = loadLayers({ fleetDir: options.fleetDir, cwd: options.cwd });
   const key = layersKey(layers, { allowEmpty: options.allowEmpty ?? false });
-  // Else the record committed in dist/'s index, once dist/'s files are hashed against it.
+  // Else the record committed in dist/'s index, once dist/'s files are hashed against it (the same
+  // scan then stands for the write's walk of dist/ in a run that writes nothing).
   const indexView = !local && useCommitted && text !== undefined ? parseIndex(text)?.view : undefined;
-  const committed = indexView ? trustCommitted(outDir, text!, digest!, indexView, layers, key, options.now) : undefined;
+  const inputs = indexView ? readCommitted(text!) : undefined;
+  const scan = inputs ? scanTree(outDir, indexView!, text!, threadLimit(options.env)) : undefined;
+  const committed = inputs && scan ? trustCommitted(inputs, scan, digest!, layers, key, options.now) : undefined;
   const trusted = local ?? committed;
   const reusable = trusted && trusted.key === key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined;
   const index = text === undefined ? undefined : { text, digest: digest!, ...(bytes ? { bytes } : {}) };
   // A committed record's runtimes with edited files are rendered again and compared byte for byte.
-  return { outDir, fleetRoot, layers, key, trusted, reusable, index, verify: !cacheDir || !local, committed: committed !== undefined, committedKey: committedKey(layers) };
+  return { outDir, fleetRoot, layers, key, trusted, reusable, index, verify: !cacheDir || !local, committed: committed !== undefined, committedKey: committedKey(layers), ...(scan ? { scan } : {}) };
 }
 
 /** How many files runtimes/ lists that the check would look at (none is read). */

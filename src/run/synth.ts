@@ -199,7 +199,9 @@ function write(options: SynthOptions, planned: RunPlan, rendered: Rendered, keep
   if (!session) {
     const knownIndex = planned.index?.bytes ? { bytes: planned.index.bytes, text: planned.index.text } : undefined;
     const trustedDirs = new Set(entries.filter((e) => e.kept).map((e) => `runtimes/${e.record.identity.name}`));
-    const opened = openDist({ outDir: planned.outDir, verify: planned.verify, trustedDirs, knownIndex });
+    // A run that writes nothing takes dist/'s files and folders from the plan's scan; a write walks
+    // dist/ again under its lock.
+    const opened = openDist({ outDir: planned.outDir, verify: planned.verify, trustedDirs, knownIndex, ...(preview && planned.scan ? { scanned: planned.scan } : {}) });
     if (!opened.ok) return opened;
     session = opened.session;
   }

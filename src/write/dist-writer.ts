@@ -17,6 +17,7 @@ import type { Problem } from './problem';
 import { recover } from './recover';
 import { ioProblem, isErrno, type Refusal, refuse, type WriteResult } from './result';
 import { type DistSession, Session } from './session';
+import type { TreeScan } from './tree-scan';
 
 export { INDEX_FILE, readDistIndex, readIndexBytes, type DistIndex } from '../lib/dist-index';
 export type { Problem } from './problem';
@@ -98,6 +99,8 @@ export interface OpenRequest {
   trustedDirs?: ReadonlySet<string>;
   /** dist/'s index as the caller read it before the lock; it is read again under the lock and compared. */
   knownIndex?: KnownIndex;
+  /** A scan of dist/ made earlier in this run (./tree-scan.ts): it stands for the walk while the index is the one it was made against. */
+  scanned?: TreeScan;
 }
 
 /** Takes the lock, recovers what a killed run left, inspects dist/ and creates the staging tree. */
@@ -117,7 +120,7 @@ export function openDist(req: OpenRequest): { ok: true; session: DistSession } |
       return refuse(recovery, 4);
     }
     const trusted = req.verify === false ? req.trustedDirs : undefined;
-    const existing = inspect(names, trusted, req.knownIndex);
+    const existing = inspect(names, trusted, req.knownIndex, req.scanned);
     if ('code' in existing) {
       lock.release();
       return refuse(existing, 4);

@@ -1,6 +1,7 @@
 // Step 2 of a write (docs/architecture.md, "Writing dist/"): what the existing dist/ is. A symlink,
 // a file, a folder without kyma-fleet's index or one holding files the index does not list is
-// refused; otherwise its index, files and folders are what the new tree is planned against.
+// refused; otherwise its index, files and folders are what the new tree is planned against. A scan
+// of dist/ made earlier in the run against this very index (./tree-scan.ts) stands for the walk.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -8,15 +9,16 @@ import { cmp } from '../lib/diagnostics';
 import { type DistIndex, INDEX_FILE, isCode, type KnownIndex, loadIndex } from '../lib/dist-index';
 import type { Names } from './paths';
 import type { Problem } from './problem';
+import type { TreeScan } from './tree-scan';
 
 const MAX_LISTED = 20;
 
 export type Existing =
   | { kind: 'missing' }
   | { kind: 'empty' } // an empty folder without index
-  | { kind: 'tree'; index: DistIndex; indexText: string; files: string[]; dirs: string[] };
+  | { kind: 'tree'; index: DistIndex; indexText: string; files: number; dirs: string[] };
 
-export function inspect(names: Names, trustedDirs: ReadonlySet<string> = new Set(), known?: KnownIndex): Existing | Problem {
+export function inspect(names: Names, trustedDirs: ReadonlySet<string> = new Set(), known?: KnownIndex, scanned?: TreeScan): Existing | Problem {
   const { outDir, display } = names;
   let st: fs.Stats;
   try {
@@ -35,8 +37,9 @@ export function inspect(names: Names, trustedDirs: ReadonlySet<string> = new Set
   if (!st.isDirectory()) {
     return { code: 'E_DIST_NOT_DIR', message: `${display} exists but is not a folder; move it away`, paths: [outDir] };
   }
-  const { files, dirs, others } = walk(outDir, trustedDirs);
   const read = loadIndex(outDir, known);
+  const fromScan = scanned !== undefined && read.kind === 'ok' && read.text === scanned.indexText && trustedDirs.size === 0;
+  const { files, dirs, others } = fromScan ? { files: [], dirs: scanned.dirs, others: scanned.others } : walk(outDir, trustedDirs);
   if (read.kind === 'invalid') {
     return { code: 'E_DIST_INDEX', message: `${display}${read.reason}; move ${display} away or empty it`, paths: [path.join(outDir, INDEX_FILE)] };
   }
@@ -57,7 +60,7 @@ export function inspect(names: Names, trustedDirs: ReadonlySet<string> = new Set
     return j < view.size && view.relAt(j) === rel;
   };
   const special = new Set(others);
-  const foreign = [...files.filter((rel) => !owned(rel)), ...others].sort(cmp);
+  const foreign = [...(fromScan ? scanned.foreign : files.filter((rel) => !owned(rel))), ...others].sort(cmp);
   if (foreign.length > 0) {
     const shown = foreign
       .slice(0, MAX_LISTED)
@@ -69,7 +72,7 @@ export function inspect(names: Names, trustedDirs: ReadonlySet<string> = new Set
       paths: foreign.map((rel) => display + rel),
     };
   }
-  return { kind: 'tree', index: read.index, indexText: read.text, files, dirs };
+  return { kind: 'tree', index: read.index, indexText: read.text, files: fromScan ? scanned.files : files.length, dirs };
 }
 
 /** Lists a folder without following symlinks: regular files, folders, and everything else. */

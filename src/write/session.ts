@@ -377,6 +377,6 @@ function unchanged(indexText: string, index: { readonly chunks: readonly string[
     at += chunk.length;
   }
   if (partialWalk) return true; // trusted folders were not listed: the index vouches for them
-  if (existing.files.length !== files + 1) return false;
+  if (existing.files !== files + 1) return false;
   return existing.dirs.length === dirs.length && existing.dirs.every((d, i) => d === dirs[i]);
 }

@@ -37,12 +37,17 @@ const DEFAULT_MIN_FILES = 500;
  * KYMA_FLEET_PARALLEL_MIN: the threshold, for tests).
  */
 export function workerCount(files: number, env: NodeJS.ProcessEnv = process.env): number {
-  const forced = env.KYMA_FLEET_WORKERS;
-  const n = forced !== undefined && /^[0-9]{1,2}$/.test(forced) ? Number(forced) : Math.min(os.availableParallelism(), 4);
+  const n = threadLimit(env);
   const min = env.KYMA_FLEET_PARALLEL_MIN !== undefined && /^[0-9]{1,7}$/.test(env.KYMA_FLEET_PARALLEL_MIN) ? Number(env.KYMA_FLEET_PARALLEL_MIN) : DEFAULT_MIN_FILES;
   if (files < min) return 0;
   // One part in this thread when workers are off or cannot start (no compiled worker script).
   return n <= 1 || !workerScript() ? 1 : n;
+}
+
+/** How many threads a run may keep busy: KYMA_FLEET_WORKERS, else the cores (at most 4). */
+export function threadLimit(env: NodeJS.ProcessEnv = process.env): number {
+  const forced = env.KYMA_FLEET_WORKERS;
+  return forced !== undefined && /^[0-9]{1,2}$/.test(forced) ? Number(forced) : Math.min(os.availableParallelism(), 4);
 }
 
 /** The compiled worker (lib/src/run/parallel/worker.js); undefined when running from TypeScript sources without a build. */

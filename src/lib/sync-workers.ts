@@ -1,0 +1,102 @@
+// Runs one task per worker thread and waits for all of them synchronously (the pipeline is
+// synchronous end to end, see src/run/parallel/pool.ts for the renderer's richer version): each
+// worker posts its one result on its own MessageChannel and bumps a shared counter; the main thread
+// sleeps on the counter (Atomics.wait) and takes the messages with receiveMessageOnPort. A worker
+// bumps its heartbeat slot as it works; one that fails, or whose heartbeat stands still for
+// `stallMs`, makes the whole call return undefined, and the caller does the work in its own thread.
+// The worker side is `serveSyncTask` in the worker's entry module.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker, workerData } from 'node:worker_threads';
+
+interface TaskData<I> {
+  readonly input: I;
+  readonly port: MessagePort;
+  readonly signal: SharedArrayBuffer;
+  readonly beatSlot: number;
+}
+
+type Reply<O> = { ok: true; result: O } | { ok: false; error: string };
+
+/**
+ * The compiled entry `name` next to the module in `dir` (its __dirname); from TypeScript sources
+ * (tests), the one the build put in lib/; undefined when there is none.
+ */
+export function compiledScript(dir: string, name: string): string | undefined {
+  const here = path.join(dir, name);
+  if (fs.existsSync(here)) return here;
+  let root = dir;
+  while (!fs.existsSync(path.join(root, 'package.json')) && path.dirname(root) !== root) root = path.dirname(root);
+  const built = path.join(root, 'lib', path.relative(root, dir), name);
+  return fs.existsSync(built) ? built : undefined;
+}
+
+/** Tasks started by startSyncTasks; `wait` blocks until every one replied. */
+export interface SyncTasks<O> {
+  /** The results in input order, or undefined when any worker failed or stalled. */
+  wait(): O[] | undefined;
+}
+
+/** One worker of `script` per input, started now (the caller works on meanwhile, then waits). */
+export function startSyncTasks<I, O>(script: string, inputs: readonly I[], stallMs = 2 * 60 * 1000): SyncTasks<O> {
+  // Slot 0: replies posted (the main thread sleeps on it); slot 1 + i: heartbeat of task i.
+  const signal = new SharedArrayBuffer(4 * (1 + inputs.length));
+  const counter = new Int32Array(signal);
+  const running = inputs.map((input, i) => {
+    const { port1, port2 } = new MessageChannel();
+    const data: TaskData<I> = { input, port: port2, signal, beatSlot: 1 + i };
+    const worker = new Worker(script, { workerData: data, transferList: [port2] });
+    return { worker, port: port1, reply: undefined as Reply<O> | undefined, slot: 1 + i, beat: 0, beatAt: Date.now() };
+  });
+  const wait = (): O[] | undefined => {
+    // Heartbeats count from the wait: the time the caller worked meanwhile is not a stall.
+    for (const r of running) r.beatAt = Date.now();
+    for (;;) {
+      const seen = Atomics.load(counter, 0);
+      for (const r of running) {
+        if (r.reply) continue;
+        const m = receiveMessageOnPort(r.port);
+        if (m) {
+          r.reply = m.message as Reply<O>;
+          continue;
+        }
+        const beat = Atomics.load(counter, r.slot);
+        if (beat !== r.beat) {
+          r.beat = beat;
+          r.beatAt = Date.now();
+        } else if (Date.now() - r.beatAt > stallMs) return undefined;
+      }
+      if (running.some((r) => r.reply?.ok === false)) return undefined;
+      if (running.every((r) => r.reply)) return running.map((r) => (r.reply as { result: O }).result);
+      Atomics.wait(counter, 0, seen, Math.min(1000, stallMs));
+    }
+  };
+  return {
+    wait: () => {
+      try {
+        return wait();
+      } finally {
+        for (const r of running) {
+          r.port.close();
+          void r.worker.terminate();
+        }
+      }
+    },
+  };
+}
+
+/** The worker side: runs `task` on its input (`beat` to be called as it makes progress) and posts the reply. */
+export function serveSyncTask<I, O>(task: (input: I, beat: () => void) => O): void {
+  const { input, port, signal, beatSlot } = workerData as TaskData<I>;
+  const counter = new Int32Array(signal);
+  let reply: Reply<O>;
+  try {
+    reply = { ok: true, result: task(input, () => void Atomics.add(counter, beatSlot, 1)) };
+  } catch (e) {
+    reply = { ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e) };
+  }
+  port.postMessage(reply);
+  Atomics.add(counter, 0, 1);
+  Atomics.notify(counter, 0);
+}

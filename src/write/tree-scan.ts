@@ -1,0 +1,243 @@
+// One pass over an existing dist/ that answers both questions a fresh CI runner asks of it (issue
+// 28): is every file the index lists there with the bytes it lists (src/run/committed-record.ts
+// trusts the committed record only then), and does dist/ hold anything the index does not list
+// (inspect.ts refuses that, E_DIST_FOREIGN)? Every folder is listed once and every file read and
+// hashed once; separately, the two cost 1.5x as much (a 10,000-runtime dist/: 130,000 files in
+// 50,000 folders). For a large tree the runtime folders are split in ranges over worker threads
+// (./tree-scan-worker.ts); the rest of dist/ (gitops/, the top level) is done here. Read only.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { cmp } from '../lib/diagnostics';
+import { sha256 } from '../lib/digest';
+import { INDEX_FILE, type IndexView } from '../lib/dist-index';
+import { compiledScript, startSyncTasks } from '../lib/sync-workers';
+
+/** What a scan of dist/ found, compared with the index it was given. */
+export interface TreeScan {
+  /** The index text the files were compared with (inspect uses the scan only for this very index). */
+  readonly indexText: string;
+  /** Every folder, sorted. */
+  readonly dirs: string[];
+  /** How many regular files (the index file included). */
+  readonly files: number;
+  /** Regular files the index does not list, sorted. */
+  readonly foreign: string[];
+  /** Entries that are neither a regular file nor a folder (symlinks, sockets), sorted. */
+  readonly others: string[];
+  /** Runtime folders (by name) with a listed file that is missing, not a regular file, or has other bytes. */
+  readonly editedRuntimes: Set<string>;
+  /** A listed file outside every runtimes/<name>/ folder is missing, not a regular file, or has other bytes. */
+  readonly editedOutside: boolean;
+  /** Worker threads that scanned the runtime folders (0: this thread did). */
+  readonly workers: number;
+}
+
+/** What one range of runtime folders asks of a worker. */
+export interface ScanPartInput {
+  readonly root: string;
+  /** Runtime folder names, in the order of their paths (`runtimes/<name>/`). */
+  readonly names: readonly string[];
+  /** The index lines of the range (IndexView.linesOf): every listed path that sorts among these folders. */
+  readonly lines: string;
+}
+
+export interface ScanPartResult {
+  dirs: string[];
+  others: string[];
+  foreign: string[];
+  files: number;
+  edited: string[];
+  /** Listed paths of the range that are in no runtimes/<name>/ folder (their files are the caller's). */
+  stray: string[];
+}
+
+/** Runtime folders below which one thread is faster than starting workers. */
+const MIN_FOLDERS_PER_WORKER = 1000;
+
+const RUNTIME_NAME = /^runtimes\/([^/]+)\//;
+
+/**
+ * Scans dist/ at `root` against its index. `threads`: at most this many worker threads (0 or 1:
+ * this thread only), one per `perThread` runtime folders (tests make it small). Undefined when a
+ * folder cannot be listed (the write's own inspection reports it).
+ */
+export function scanTree(root: string, view: IndexView, indexText: string, threads: number, perThread = MIN_FOLDERS_PER_WORKER): TreeScan | undefined {
+  try {
+    return scan(root, view, indexText, threads, perThread);
+  } catch {
+    return undefined;
+  }
+}
+
+function scan(root: string, view: IndexView, indexText: string, threads: number, perThread: number): TreeScan {
+  const dirs: string[] = [];
+  const others: string[] = [];
+  const foreign: string[] = [];
+  const hasher = new FileHasher(root);
+  let files = 0;
+  let editedOutside = false;
+  let seenOutside = 0;
+  const top = fs.readdirSync(root, { withFileTypes: true });
+  // The runtime folders go to the parts, started first; this thread does the rest meanwhile.
+  const runtimes = top.some((e) => e.name === 'runtimes' && e.isDirectory()) ? fs.readdirSync(path.join(root, 'runtimes'), { withFileTypes: true }) : [];
+  const names = runtimes.filter((e) => e.isDirectory()).map((e) => e.name).sort((a, b) => cmp(`${a}/`, `${b}/`));
+  const [from, to] = view.folder('runtimes');
+  const parts = partsOf(names, view, from, to, Math.min(threads, Math.floor(names.length / perThread)));
+  const inputs = parts.map((p): ScanPartInput => ({ root, names: p.names, lines: view.linesOf(p.from, p.to) }));
+  const script = inputs.length > 1 ? compiledScript(__dirname, 'tree-scan-worker.js') : undefined;
+  const started = script ? startSyncTasks<ScanPartInput, ScanPartResult>(script, inputs) : undefined;
+  const entry = (rel: string, e: fs.Dirent): void => {
+    const child = rel === '' ? e.name : `${rel}/${e.name}`;
+    if (e.isDirectory()) {
+      dirs.push(child);
+      // runtimes/ was listed above; its folders are the parts'.
+      if (child !== 'runtimes' && rel !== 'runtimes') visit(child);
+    } else if (e.isFile()) {
+      files++;
+      if (child === INDEX_FILE) return;
+      const i = view.find(child);
+      if (i < 0) foreign.push(child);
+      else {
+        seenOutside++;
+        if (hasher.hash(child) !== view.hashAt(i)) editedOutside = true;
+      }
+    } else others.push(child);
+  };
+  const visit = (rel: string): void => {
+    for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) entry(rel, e);
+  };
+  for (const e of top) entry('', e);
+  for (const e of runtimes) entry('runtimes', e);
+  const answered = started?.wait();
+  const results = answered ?? inputs.map((input) => scanPart(input));
+  const editedRuntimes = new Set<string>();
+  let stray = 0;
+  for (const r of results) {
+    dirs.push(...r.dirs);
+    others.push(...r.others);
+    foreign.push(...r.foreign);
+    files += r.files;
+    for (const name of r.edited) editedRuntimes.add(name);
+    stray += r.stray.length;
+  }
+  // Every listed path outside the runtime folders was seen here, or it is missing.
+  if (seenOutside !== from + (view.size - to) + stray) editedOutside = true;
+  return { indexText, dirs: dirs.sort(cmp), files, foreign: foreign.sort(cmp), others: others.sort(cmp), editedRuntimes, editedOutside, workers: answered ? answered.length : 0 };
+}
+
+/** Contiguous ranges of the runtime folders and of the index lines that sort among them, one per thread. */
+function partsOf(names: readonly string[], view: IndexView, from: number, to: number, threads: number): Array<{ names: readonly string[]; from: number; to: number }> {
+  const count = Math.max(1, threads);
+  const parts: Array<{ names: readonly string[]; from: number; to: number }> = [];
+  let at = from;
+  for (let k = 0; k < count; k++) {
+    const first = Math.floor((names.length * k) / count);
+    const next = Math.floor((names.length * (k + 1)) / count);
+    const end = k === count - 1 ? to : view.lowerBound(`runtimes/${names[next]}/`);
+    parts.push({ names: names.slice(first, next), from: at, to: end });
+    at = end;
+  }
+  return parts;
+}
+
+/** One range of runtime folders: listed, their files hashed and merged with the index lines of the range. */
+export function scanPart(input: ScanPartInput, beat: () => void = () => {}): ScanPartResult {
+  const listed = new LineCursor(input.lines);
+  const hasher = new FileHasher(input.root);
+  const out: ScanPartResult = { dirs: [], others: [], foreign: [], files: 0, edited: [], stray: [] };
+  const edited = new Set<string>();
+  const missing = (): void => {
+    const name = RUNTIME_NAME.exec(listed.rel!)?.[1];
+    if (name === undefined) out.stray.push(listed.rel!);
+    else edited.add(name);
+    listed.next();
+  };
+  for (const name of input.names) {
+    const folder = `runtimes/${name}`;
+    const prefix = `${folder}/`;
+    while (listed.rel !== undefined && listed.rel < prefix) missing();
+    const found: string[] = [];
+    const visit = (rel: string): void => {
+      for (const entry of fs.readdirSync(path.join(input.root, rel), { withFileTypes: true })) {
+        const child = `${rel}/${entry.name}`;
+        if (entry.isDirectory()) {
+          out.dirs.push(child);
+          visit(child);
+        } else if (entry.isFile()) found.push(child);
+        else out.others.push(child);
+      }
+    };
+    visit(folder);
+    found.sort(cmp);
+    out.files += found.length;
+    for (const rel of found) {
+      // Listed paths between the last file and this one are missing (they all lie in this folder).
+      while (listed.rel !== undefined && listed.rel < rel) missing();
+      if (listed.rel === rel) {
+        if (hasher.hash(rel) !== listed.hash) edited.add(name);
+        listed.next();
+      } else out.foreign.push(rel);
+    }
+    beat();
+  }
+  while (listed.rel !== undefined) missing();
+  out.edited = [...edited];
+  return out;
+}
+
+/**
+ * The entries of IndexView.linesOf text, read one at a time in order (a range of a 100,000-runtime
+ * index holds 650,000 of them: they are not kept as arrays).
+ */
+class LineCursor {
+  rel: string | undefined;
+  hash: string | undefined;
+  private at = 0;
+  constructor(private readonly lines: string) {
+    this.next();
+  }
+
+  next(): void {
+    if (this.at >= this.lines.length) {
+      this.rel = this.hash = undefined;
+      return;
+    }
+    let end = this.lines.indexOf(',\n', this.at);
+    if (end < 0) end = this.lines.length;
+    const line = this.lines.slice(this.at, end);
+    this.at = end + 2;
+    if (line.includes('\\')) {
+      // A path JSON had to escape: `    "<rel>": "<hash>"` as JSON.
+      [[this.rel, this.hash]] = Object.entries(JSON.parse(`{${line}}`) as Record<string, string>) as [[string, string]];
+    } else {
+      const close = line.indexOf('"', 5);
+      this.rel = line.slice(5, close);
+      this.hash = line.slice(close + 4, line.length - 1);
+    }
+  }
+}
+
+/** Reads and hashes files through one buffer (open, read, close: no stat, no allocation per small file). */
+class FileHasher {
+  private buffer = Buffer.allocUnsafe(1 << 16);
+  constructor(private readonly root: string) {}
+
+  /** sha256 of the file's bytes; undefined when it cannot be read. A symlink is not met here: the walks list it as another entry. */
+  hash(rel: string): string | undefined {
+    const file = path.join(this.root, rel);
+    try {
+      const fd = fs.openSync(file, 'r');
+      let n: number;
+      try {
+        n = fs.readSync(fd, this.buffer, 0, this.buffer.length, 0);
+      } finally {
+        fs.closeSync(fd);
+      }
+      if (n < this.buffer.length) return sha256(this.buffer.subarray(0, n));
+      return sha256(fs.readFileSync(file));
+    } catch {
+      return undefined;
+    }
+  }
+}

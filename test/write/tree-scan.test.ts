@@ -1,0 +1,168 @@
+// The one-pass scan of dist/ (src/write/tree-scan.ts) that a fresh CI runner's check trusts the
+// committed record by and that stands for the write's walk: for every tree and every edit it must
+// say what a plain walk and hash of every file says (the reference below), whether this thread scans
+// the runtime folders or worker threads split them in ranges.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { cmp } from '../../src/lib/diagnostics';
+import { INDEX_FILE, parseIndex, sha256 } from '../../src/lib/dist-index';
+import { writeDist } from '../../src/write/dist-writer';
+import { scanTree, type TreeScan } from '../../src/write/tree-scan';
+import { assertBuilt, Workspace } from './dist-fixture';
+
+/** What a scan must find, by the plainest means: walk everything, hash every listed file. */
+function reference(root: string): Omit<TreeScan, 'indexText' | 'workers'> {
+  const view = parseIndex(fs.readFileSync(path.join(root, INDEX_FILE), 'utf8'))!.view;
+  const dirs: string[] = [];
+  const regular = new Map<string, string>();
+  const others: string[] = [];
+  const visit = (rel: string): void => {
+    for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      const child = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) {
+        dirs.push(child);
+        visit(child);
+      } else if (e.isFile()) regular.set(child, sha256(fs.readFileSync(path.join(root, child))));
+      else others.push(child);
+    }
+  };
+  visit('');
+  const listed = new Set<string>();
+  const editedRuntimes = new Set<string>();
+  let editedOutside = false;
+  for (let i = 0; i < view.size; i++) {
+    const rel = view.relAt(i);
+    listed.add(rel);
+    if (regular.get(rel) === view.hashAt(i)) continue;
+    const name = /^runtimes\/([^/]+)\//.exec(rel)?.[1];
+    if (name === undefined) editedOutside = true;
+    else editedRuntimes.add(name);
+  }
+  const foreign = [...regular.keys()].filter((rel) => rel !== INDEX_FILE && !listed.has(rel));
+  return { dirs: dirs.sort(cmp), files: regular.size, foreign: foreign.sort(cmp), others: others.sort(cmp), editedRuntimes, editedOutside };
+}
+
+function scanned(root: string, threads: number): TreeScan {
+  const text = fs.readFileSync(path.join(root, INDEX_FILE), 'utf8');
+  const scan = scanTree(root, parseIndex(text)!.view, text, threads, 1);
+  if (!scan) throw new Error('scan failed');
+  return scan;
+}
+
+function withoutMeta(s: TreeScan): Omit<TreeScan, 'indexText' | 'workers'> {
+  const { indexText: _text, workers: _workers, ...rest } = s;
+  return rest;
+}
+
+// Names whose folder order differs from their name order ('a-b/' sorts before 'a/'), a dot, a
+// character JSON escapes, and a non-ASCII one.
+const NAMES = ['a', 'a-b', 'a.b', 'b', 'quote"d', 'zürich'];
+
+function tree(names: readonly string[]): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const name of names) {
+    files.set(`runtimes/${name}/kcp/runtime.yaml`, `kind: Runtime # ${name}\n`);
+    files.set(`runtimes/${name}/skr/kyma.yaml`, `kind: Kyma # ${name}\n`);
+    files.set(`runtimes/${name}/garden/deep/shoot.yaml`, `kind: Shoot # ${name}\n`);
+  }
+  files.set('gitops/flux/generator-00.yaml', 'kind: ArtifactGenerator\n');
+  files.set('gitops/kustomization.yaml', 'resources: []\n');
+  files.set('README.md', 'generated\n');
+  return files;
+}
+
+type Edit = (dist: string) => void;
+const write = (rel: string, content: string): Edit => (dist) => {
+  fs.mkdirSync(path.dirname(path.join(dist, rel)), { recursive: true });
+  fs.writeFileSync(path.join(dist, rel), content);
+};
+const remove = (rel: string): Edit => (dist) => fs.rmSync(path.join(dist, rel), { recursive: true });
+const symlink = (rel: string): Edit => (dist) => {
+  fs.rmSync(path.join(dist, rel), { recursive: true, force: true });
+  fs.symlinkSync('/etc/hostname', path.join(dist, rel));
+};
+const folder = (rel: string): Edit => (dist) => {
+  fs.rmSync(path.join(dist, rel));
+  fs.mkdirSync(path.join(dist, rel));
+};
+
+const CASES: Array<{ name: string; edit?: Edit; edited: string[]; outside: boolean; foreign: string[]; others: string[] }> = [
+  { name: 'an untouched tree', edited: [], outside: false, foreign: [], others: [] },
+  { name: 'a runtime file edited', edit: write('runtimes/a/kcp/runtime.yaml', 'edited\n'), edited: ['a'], outside: false, foreign: [], others: [] },
+  { name: 'a file of the runtime whose folder sorts before its name', edit: write('runtimes/a-b/skr/kyma.yaml', 'x'), edited: ['a-b'], outside: false, foreign: [], others: [] },
+  { name: 'a runtime file removed', edit: remove('runtimes/b/garden/deep/shoot.yaml'), edited: ['b'], outside: false, foreign: [], others: [] },
+  { name: 'a whole runtime folder removed', edit: remove('runtimes/a.b'), edited: ['a.b'], outside: false, foreign: [], others: [] },
+  { name: 'the last runtime folder removed', edit: remove('runtimes/zürich'), edited: ['zürich'], outside: false, foreign: [], others: [] },
+  { name: 'a file JSON escapes, edited', edit: write('runtimes/quote"d/kcp/runtime.yaml', 'x'), edited: ['quote"d'], outside: false, foreign: [], others: [] },
+  { name: 'a foreign file in a runtime folder', edit: write('runtimes/a/kcp/extra.yaml', 'x'), edited: [], outside: false, foreign: ['runtimes/a/kcp/extra.yaml'], others: [] },
+  { name: 'a foreign runtime folder', edit: write('runtimes/c/kcp/runtime.yaml', 'x'), edited: [], outside: false, foreign: ['runtimes/c/kcp/runtime.yaml'], others: [] },
+  { name: 'a foreign file directly in runtimes/', edit: write('runtimes/notes.txt', 'x'), edited: [], outside: false, foreign: ['runtimes/notes.txt'], others: [] },
+  { name: 'a runtime file replaced by a symlink', edit: symlink('runtimes/a/skr/kyma.yaml'), edited: ['a'], outside: false, foreign: [], others: ['runtimes/a/skr/kyma.yaml'] },
+  { name: 'a runtime folder replaced by a symlink', edit: symlink('runtimes/b'), edited: ['b'], outside: false, foreign: [], others: ['runtimes/b'] },
+  { name: 'a runtime file replaced by a folder', edit: folder('runtimes/a/skr/kyma.yaml'), edited: ['a'], outside: false, foreign: [], others: [] },
+  { name: 'a GitOps file edited', edit: write('gitops/flux/generator-00.yaml', 'x'), edited: [], outside: true, foreign: [], others: [] },
+  { name: 'a GitOps file removed', edit: remove('gitops/kustomization.yaml'), edited: [], outside: true, foreign: [], others: [] },
+  { name: 'a top-level file edited', edit: write('README.md', 'x'), edited: [], outside: true, foreign: [], others: [] },
+  { name: 'a foreign GitOps file', edit: write('gitops/argocd/app.yaml', 'x'), edited: [], outside: false, foreign: ['gitops/argocd/app.yaml'], others: [] },
+  { name: 'runtimes/ replaced by a symlink', edit: symlink('runtimes'), edited: [...NAMES], outside: false, foreign: [], others: ['runtimes'] },
+];
+
+describe('scanning dist/ in one pass', () => {
+  let ws: Workspace;
+  beforeAll(() => assertBuilt()); // the worker threads run lib/
+  beforeEach(() => {
+    ws = Workspace.create();
+  });
+  afterEach(() => ws.cleanup());
+
+  it.each(CASES)('$name', ({ edit, edited, outside, foreign, others }) => {
+    expect(writeDist({ outDir: ws.outDir, files: tree(NAMES) }).ok).toBe(true);
+    edit?.(ws.outDir);
+    const expected = reference(ws.outDir);
+    expect([...expected.editedRuntimes].sort(cmp)).toEqual([...edited].sort(cmp));
+    expect(expected.editedOutside).toBe(outside);
+    expect(expected.foreign).toEqual(foreign);
+    expect(expected.others).toEqual(others);
+    const one = scanned(ws.outDir, 1);
+    expect(one.workers).toBe(0);
+    expect(withoutMeta(one)).toEqual(expected);
+    const three = scanned(ws.outDir, 3);
+    // Worker threads whenever there are runtime folders to split (here one per thread at least).
+    expect(three.workers).toBe(fs.lstatSync(path.join(ws.outDir, 'runtimes')).isDirectory() ? 3 : 0);
+    expect(withoutMeta(three)).toEqual(expected);
+  });
+
+  it('says what a walk and hash of every file says, for any tree and edits, on any number of threads', () => {
+    const pool = ['a', 'a-b', 'a.b', 'ab', 'b', 'b-0', 'c', 'x"y', 'é'];
+    const rels = (names: readonly string[]): string[] => [...tree(names).keys()];
+    fc.assert(
+      fc.property(
+        fc.subarray(pool, { minLength: 0 }),
+        fc.array(fc.tuple(fc.constantFrom('edit', 'remove', 'foreign', 'symlink', 'folder', 'drop'), fc.nat()), { maxLength: 4 }),
+        fc.integer({ min: 1, max: 4 }),
+        (names, edits, threads) => {
+          fs.rmSync(ws.outDir, { recursive: true, force: true });
+          expect(writeDist({ outDir: ws.outDir, files: tree(names) }).ok).toBe(true);
+          const present = rels(names);
+          for (const [kind, n] of edits) {
+            const rel = present[n % present.length]!;
+            const abs = path.join(ws.outDir, rel);
+            if (!fs.existsSync(abs) || !fs.lstatSync(abs).isFile()) continue;
+            if (kind === 'edit') fs.writeFileSync(abs, `edited ${n}\n`);
+            else if (kind === 'remove') fs.rmSync(abs);
+            else if (kind === 'foreign') fs.writeFileSync(`${abs}.orig`, 'x');
+            else if (kind === 'symlink') symlink(rel)(ws.outDir);
+            else if (kind === 'folder') folder(rel)(ws.outDir);
+            else if (names.length > 0) fs.rmSync(path.join(ws.outDir, 'runtimes', names[n % names.length]!), { recursive: true, force: true });
+          }
+          const expected = reference(ws.outDir);
+          expect(withoutMeta(scanned(ws.outDir, threads))).toEqual(expected);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
