@@ -74,11 +74,14 @@ import { formatDiagnostic, hasErrors, normalizeDiagnostics } from '../src/lib/di
 import { INDEX_FILE } from '../src/lib/dist-index';
 import { type FleetStats, generateFleet, hashTree, NOW, REPO_ROOT, selfCheck } from './generate-fleet';
 import { packTree } from './floor';
+import { applyWideChange, type BeforeBuild, buildBefore, checkWideComment, COMMENT_MAX_CHARS, parseDiffComment, statFingerprint, type WideChange, wideExpectation } from './diff-wide';
 import { countFiles, fileInodes, load1, measureNode, newFiles, type ProcessRun, removeTree, rssSource, settle, sleepMs, type Spread, spread } from './measure';
 
 const BENCH_DIR = path.join(REPO_ROOT, '.bench');
-const SCENARIOS = ['validate', 'cold', 'noop', 'one-changed', 'committed-dist', 'pr-check', 'baseline', 'baseline-naive', 'floor-write', 'floor-tojson', 'delivery', 'delivery-argocd'] as const;
+const SCENARIOS = ['validate', 'cold', 'noop', 'one-changed', 'committed-dist', 'pr-check', 'diff-wide', 'diff-wide-before', 'baseline', 'baseline-naive', 'floor-write', 'floor-tojson', 'delivery', 'delivery-argocd'] as const;
 type Scenario = (typeof SCENARIOS)[number];
+/** What --scenarios may name: diff-wide-before is added by --before-ref (it needs that build). */
+const SELECTABLE: readonly Scenario[] = SCENARIOS.filter((s) => s !== 'diff-wide-before');
 const PRODUCT: readonly Scenario[] = ['validate', 'cold', 'noop', 'one-changed'];
 /** FILE_PER_CHART is O(N²): 3.5 s at 1,000 runtimes, 340 s at 10,000 (perf-baseline.md). */
 const NAIVE_MAX_N = 1000;
@@ -97,6 +100,8 @@ const LABEL: Record<Scenario, string> = {
   'one-changed': 'one-changed synth',
   'committed-dist': 'synth over a committed dist/, empty cache',
   'pr-check': 'pull-request check, fresh runner',
+  'diff-wide': 'diff --output markdown, fleet-wide change',
+  'diff-wide-before': 'the same diff, build of --before-ref',
   baseline: 'baseline: plain cdk8s, folder per chart',
   'baseline-naive': 'baseline-naive: plain cdk8s, FILE_PER_CHART',
   'floor-write': 'floor: write the same dist/ bytes, nothing else',
@@ -228,6 +233,8 @@ interface RunRecord {
   cliFilesWritten: number | null;
   /** First line of the command's stdout (the CLI's summary, or plain-cdk8s's JSON). */
   output: string;
+  /** The job's own measures of the run (diff-wide: markdownChars, fullDiffBytes, consequenceSection). */
+  metrics?: Record<string, number>;
 }
 
 interface GroupResult {
@@ -267,6 +274,8 @@ interface Job {
   /** Files the run really wrote (after it, untimed); default: the CLI summary. */
   filesWritten?: (run: ProcessRun, i: number) => number | null;
   okCodes?: readonly number[];
+  /** The job's own measures of run i (after it, untimed). */
+  metrics?: (run: ProcessRun, i: number) => Record<string, number>;
 }
 
 /** CLI summary → files written: "…: written (N runtimes, M files…)" or "…: up to date, nothing written …". */
@@ -322,6 +331,7 @@ function runInterleaved(build: Build, n: number, runs: number, jobs: readonly Jo
         filesWritten: notKymaFleet ? null : job.filesWritten ? job.filesWritten(r, i) : parseFilesWritten(r.stdout),
         cliFilesWritten: notKymaFleet ? null : parseFilesWritten(r.stdout),
         output: r.stdout.split('\n')[0] ?? '',
+        ...(job.metrics ? { metrics: job.metrics(r, i) } : {}),
       });
       stdouts[j]!.push(r.stdout);
       console.error(
@@ -465,16 +475,97 @@ function prCheckJob(build: Build, fleetDir: string, outRoot: string, baseDist: s
   };
 }
 
+/**
+ * diff-wide, and diff-wide-before with --before-ref (issue 29): `kyma-fleet diff --output markdown
+ * --output-file` of a fleet-wide change (bench/diff-wide.ts applyWideChange) against a dist/ of the
+ * unchanged fleet. Prepared in the warm-up round, untimed: a copy of the fleet with the change; for
+ * diff-wide a copy of round 0's cold dist/ (noop and one-changed write into that one later); for
+ * diff-wide-before a dist/ synthesized by the --before-ref build from the same, still unchanged
+ * fleet (a dist/ records the code that wrote it: each build diffs against its own cold output, so
+ * both do the same work). Must come before one-changed in the round (it edits the fleet in round 0).
+ * Every run gets its own folder (the complete diff, the comment) and an empty cache folder, as a
+ * fresh runner has. The fleet and dist/ are shared by the runs: diff writes nothing there, and with
+ * an empty cache folder it hashes all of dist/ against its index whatever the file times
+ * (src/run/plan.ts planCheck), so fresh copies would measure the same; the last run checks that
+ * dist/ is unchanged.
+ */
+function diffWideJobs(build: Build, before: BeforeBuild | undefined, fleetDir: string, outRoot: string, baseDist: string, runs: number, onChange: (w: WideChange) => void): Job[] {
+  const rel = (p: string): string => path.relative(REPO_ROOT, p);
+  const wideDir = path.join(outRoot, 'wide');
+  const fleet = path.join(wideDir, 'fleet');
+  let wide: WideChange | undefined;
+  const prepareFleet = (): WideChange => {
+    if (wide) return wide;
+    removeTree(fleet);
+    fs.cpSync(fleetDir, fleet, { recursive: true });
+    wide = applyWideChange(fleet);
+    onChange(wide);
+    return wide;
+  };
+  const make = (scenario: 'diff-wide' | 'diff-wide-before', cli: string, prepareDist: (dist: string) => void, withConsequences: boolean): Job => {
+    const dist = path.join(wideDir, `dist-${scenario}`);
+    const runDir = (i: number): string => path.join(outRoot, `${scenario}-${i}`);
+    let fingerprint: string | undefined;
+    return {
+      scenario,
+      before: (i) => {
+        prepareFleet();
+        if (fingerprint === undefined) {
+          removeTree(dist);
+          prepareDist(dist);
+          if (!fs.existsSync(path.join(dist, INDEX_FILE))) throw new Error(`${scenario}: no dist/ index at ${dist}`);
+          fingerprint = statFingerprint(dist);
+        }
+        removeTree(runDir(i));
+        fs.mkdirSync(runDir(i), { recursive: true });
+      },
+      args: (i) => [cli, 'diff', '--fleet', rel(fleet), '--out', rel(dist), '--output', 'markdown', '--output-file', rel(path.join(runDir(i), 'full.diff')), '--now', NOW],
+      env: (i) => ({ KYMA_FLEET_CACHE_DIR: path.join(runDir(i), 'cache'), KYMA_FLEET_NO_CACHE: undefined }),
+      filesWritten: () => 0,
+      check: (r, i) => {
+        fs.writeFileSync(path.join(runDir(i), 'comment.md'), r.stdout);
+        checkWideComment(r.stdout, wideExpectation(wide!, withConsequences));
+        const full = path.join(runDir(i), 'full.diff');
+        if (!fs.existsSync(full) || fs.statSync(full).size === 0) throw new Error(`${scenario}: --output-file ${rel(full)} is missing or empty`);
+        if (i === runs && statFingerprint(dist) !== fingerprint) throw new Error(`${scenario}: diff changed files of ${rel(dist)}`);
+      },
+      metrics: (r, i) => ({
+        markdownChars: r.stdout.length,
+        fullDiffBytes: fs.statSync(path.join(runDir(i), 'full.diff')).size,
+        consequenceSection: parseDiffComment(r.stdout).hasConsequenceSection ? 1 : 0,
+      }),
+    };
+  };
+  const jobs = [make('diff-wide', build.cli, (dist) => {
+    requireDist(baseDist);
+    fs.cpSync(baseDist, dist, { recursive: true });
+  }, true)];
+  if (before) {
+    jobs.push(make('diff-wide-before', rel(before.cli), (dist) => {
+      const synth = spawnSync(process.execPath, [before.cli, 'synth', '--fleet', rel(fleetDir), '--out', rel(dist), '--now', NOW], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        maxBuffer: 1 << 28,
+        env: { ...process.env, KYMA_FLEET_CACHE_DIR: path.join(wideDir, 'cache-before-synth'), KYMA_FLEET_NO_CACHE: undefined },
+      });
+      if (synth.status !== 0) throw new Error(`diff-wide-before: the cold synth of the unchanged fleet by ${before.ref} failed (${synth.status ?? synth.signal}):\n${synth.stderr}${synth.stdout}`);
+    }, false));
+  }
+  return jobs;
+}
+
 interface SizeResult {
   n: number;
   fleet: FleetStats & { generateMs: number };
   objects?: { charts: number; objects: number; bytes: number; exportMs: number };
   oneChanged?: string;
+  /** diff-wide's change (bench/diff-wide.ts applyWideChange). */
+  wideChange?: WideChange;
   groups: GroupResult[];
   phases?: PhaseResult;
 }
 
-function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet<Scenario>, keep: boolean, build: Build): SizeResult {
+function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet<Scenario>, keep: boolean, build: Build, before?: BeforeBuild): SizeResult {
   const fleetDir = path.join(BENCH_DIR, `fleet-${n}`);
   const outRoot = path.join(BENCH_DIR, `out-${n}`);
   const rel = (p: string): string => path.relative(REPO_ROOT, p);
@@ -547,6 +638,12 @@ function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet
     distCache = coldCache(0);
   }
   if (want('pr-check') && want('cold')) round.push(prCheckJob(build, fleetDir, outRoot, coldDir(0)));
+  // Before one-changed, which edits the fleet in round 0 after these jobs took their copies.
+  if (want('diff-wide') && want('cold')) {
+    round.push(...diffWideJobs(build, want('diff-wide-before') ? before : undefined, fleetDir, outRoot, coldDir(0), runs, (w) => (result.wideChange = w)));
+  } else if (want('diff-wide')) {
+    console.error(`N=${n}: diff-wide skipped: it needs the cold scenario (its base dist/ and its ratio)`);
+  }
   if (want('baseline')) {
     round.push({ scenario: 'baseline', args: (i) => [build.plainCdk8s, '--objects', rel(objectsFile), '--out', rel(baseDir(i)), '--mode', 'folder'], outDir: baseDir });
   }
@@ -773,6 +870,31 @@ export function ratios(results: readonly SizeResult[]): Ratio[] {
     if (committed && cold) push('committed-dist / cold (wall; no target)', committed, cold, 'wallMs', undefined);
     const pr = group(r, 'pr-check');
     if (pr && cold) push('pull-request check, fresh runner / cold (wall)', pr, cold, 'wallMs', TARGET.prCheckOverCold);
+    // Issue 29: the diff with consequences within "today's ratio", the same diff by the --before-ref build.
+    const dw = group(r, 'diff-wide');
+    const dwb = group(r, 'diff-wide-before');
+    if (dw && cold) {
+      const now = ratioOf(dw, cold, 'wallMs');
+      const was = dwb ? ratioOf(dwb, cold, 'wallMs') : undefined;
+      out.push({
+        name: 'diff-wide / cold (wall)',
+        n: String(r.n),
+        ...now,
+        target: was ? `≤ ${f(was.value)} (diff-wide-before / cold)` : '–',
+        ok: was ? now.value <= was.value : null,
+        criterion: crit && was !== undefined,
+      });
+      if (dwb) out.push({ name: 'diff-wide-before / cold (wall)', n: String(r.n), ...was!, target: '–', ok: null, criterion: false });
+      push('diff-wide / cold (cpu)', dw, cold, 'cpuS', undefined);
+      if (dwb) push('diff-wide-before / cold (cpu)', dwb, cold, 'cpuS', undefined);
+      if (dwb) push('diff-wide / diff-wide-before (wall)', dw, dwb, 'wallMs', undefined);
+    }
+    for (const g of [dw, dwb]) {
+      const chars = g?.runs.map((x) => x.metrics?.markdownChars).filter((x): x is number => x !== undefined) ?? [];
+      if (!g || chars.length === 0) continue;
+      const s = spread(chars);
+      out.push({ name: `${g.scenario}: comment size`, n: String(r.n), value: s.median, min: s.min, max: s.max, how: 'median of runs', target: `< ${COMMENT_MAX_CHARS} chars`, ok: s.max < COMMENT_MAX_CHARS, criterion: crit && g.scenario === 'diff-wide', unit: 'chars' });
+    }
     const product = r.groups.filter((g) => PRODUCT.includes(g.scenario) && g.runs.length > 0);
     if (product.length > 0) {
       const worst = product.reduce((a, b) => (b.maxRssMB.median > a.maxRssMB.median ? b : a));
@@ -830,7 +952,8 @@ function markdown(meta: Meta, results: readonly SizeResult[], rs: readonly Ratio
   L.push(`### kyma-fleet benchmark (${meta.startedAt})`, '');
   L.push(
     `${meta.node}, ${meta.cpus}, ${meta.memoryGiB} GiB; RSS and CPU via ${meta.rssSource}; seed ${meta.seed}; ${meta.runs} runs + 1 warm-up per scenario; ` +
-      `build ${meta.build.gitHead}${meta.build.dirty.length ? ` + ${meta.build.dirty.length} uncommitted file(s) in src/charts/imports/bin` : ''} (lib ${meta.build.libHash}).`,
+      `build ${meta.build.gitHead}${meta.build.dirty.length ? ` + ${meta.build.dirty.length} uncommitted file(s) in src/charts/imports/bin` : ''} (lib ${meta.build.libHash})` +
+      `${meta.before ? `; diff-wide-before: build of ${meta.before.ref} (${meta.before.commit.slice(0, 12)}, built untimed in ${f(meta.before.buildS, 0)} s)` : ''}.`,
     '',
   );
   L.push(
@@ -879,6 +1002,8 @@ function markdown(meta: Meta, results: readonly SizeResult[], rs: readonly Ratio
     }
   }
 
+  L.push(...diffWideRounds(results, meta));
+
   const withPhases = results.filter((r) => r.phases);
   if (withPhases.length > 0) {
     L.push('', 'validate, in-process phases (warm median ms; cold = first pass of a fresh process):', '');
@@ -909,6 +1034,7 @@ function markdown(meta: Meta, results: readonly SizeResult[], rs: readonly Ratio
       if (g.failed && g.runs.length > 0) L.push(`- N=${r.n} ${g.scenario}: stopped after ${g.runs.length} run(s): ${g.failed}`);
     }
     if (r.oneChanged) L.push(`- N=${r.n} one-changed: ${r.oneChanged}.`);
+    if (r.wideChange) L.push(`- N=${r.n} diff-wide: ${r.wideChange.describe}.`);
   }
   L.push(
     '- files written: cold, the CLI summary; noop and one-changed, the files of dist/ with a new inode after the run (the CLI summary counts ' +
@@ -929,6 +1055,45 @@ function markdown(meta: Meta, results: readonly SizeResult[], rs: readonly Ratio
   return L.join('\n') + '\n';
 }
 
+/**
+ * diff-wide and diff-wide-before next to the cold synth of the same round (issue 29): per round the
+ * wall times, both ratios and the comment sizes, then the medians.
+ */
+function diffWideRounds(results: readonly SizeResult[], meta: Meta): string[] {
+  const L: string[] = [];
+  for (const r of results) {
+    const cold = group(r, 'cold');
+    const dw = group(r, 'diff-wide');
+    if (!cold || !dw) continue;
+    const dwb = group(r, 'diff-wide-before');
+    const paired = (g: GroupResult | undefined): g is GroupResult => g !== undefined && g.round === cold.round && g.runs.length === cold.runs.length;
+    if (!paired(dw)) continue;
+    const withBefore = paired(dwb);
+    L.push(
+      '',
+      `diff-wide at N=${r.n}, per round (paired: the three ran in the same round)${withBefore ? `; before = ${meta.before?.ref ?? '?'} (${meta.before?.commit.slice(0, 12) ?? '?'})` : ''}:`,
+      '',
+    );
+    const head = ['round', 'cold s', 'diff-wide s', 'diff-wide / cold', 'comment chars', 'full diff MB'];
+    if (withBefore) head.push('diff-wide-before s', 'diff-wide-before / cold', 'comment chars (before)', 'diff-wide / diff-wide-before');
+    L.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---:').join('|')}|`);
+    const rows: number[][] = cold.runs.map((c, i) => {
+      const a = dw.runs[i]!;
+      const row = [c.wallMs / 1000, a.wallMs / 1000, a.wallMs / c.wallMs, a.metrics?.markdownChars ?? NaN, (a.metrics?.fullDiffBytes ?? NaN) / 1e6];
+      if (withBefore) {
+        const b = dwb.runs[i]!;
+        row.push(b.wallMs / 1000, b.wallMs / c.wallMs, b.metrics?.markdownChars ?? NaN, a.wallMs / b.wallMs);
+      }
+      return row;
+    });
+    const digits = [2, 2, 3, 0, 2, 2, 3, 0, 3];
+    rows.forEach((row, i) => L.push(`| ${i + 1} | ${row.map((x, k) => f(x, digits[k])).join(' | ')} |`));
+    const medians = head.slice(1).map((_, k) => spread(rows.map((row) => row[k]!)).median);
+    L.push(`| **median** | ${medians.map((x, k) => `**${f(x, digits[k])}**`).join(' | ')} |`);
+  }
+  return L;
+}
+
 interface Meta {
   node: string;
   cpus: string;
@@ -941,6 +1106,8 @@ interface Meta {
   startedAt: string;
   finishedAt?: string;
   build: { gitHead: string; dirty: string[]; libHash: string };
+  /** --before-ref: the earlier build diff-wide-before runs (built untimed). */
+  before?: { ref: string; commit: string; buildS: number };
   loadAverage1m: { before: number; after: number };
 }
 
@@ -1029,7 +1196,8 @@ function main(): void {
       sizes: { type: 'string', default: '1000,10000' },
       runs: { type: 'string', default: '3' },
       seed: { type: 'string', default: '42' },
-      scenarios: { type: 'string', default: SCENARIOS.join(',') },
+      scenarios: { type: 'string', default: SELECTABLE.join(',') },
+      'before-ref': { type: 'string' },
       keep: { type: 'boolean', default: false },
       'quiet-wait': { type: 'string', default: '0' },
       'delivery-runtimes': { type: 'string', default: '100' },
@@ -1045,9 +1213,16 @@ function main(): void {
   const sizes = values.sizes!.split(',').map(Number);
   if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--sizes must be positive integers (got ${values.sizes})`);
   const picked = values.scenarios!.split(',').map((s) => s.trim()).filter(Boolean);
-  const unknown = picked.filter((s) => !(SCENARIOS as readonly string[]).includes(s));
-  if (unknown.length > 0 || picked.length === 0) throw new Error(`--scenarios: unknown ${unknown.join(', ') || '(none given)'}; choose from ${SCENARIOS.join(', ')}`);
+  const unknown = picked.filter((s) => !(SELECTABLE as readonly string[]).includes(s));
+  if (unknown.length > 0 || picked.length === 0) {
+    throw new Error(`--scenarios: unknown ${unknown.join(', ') || '(none given)'}; choose from ${SELECTABLE.join(', ')} (diff-wide-before comes with --before-ref)`);
+  }
   const scenarios = new Set(picked as Scenario[]);
+  const beforeRef = values['before-ref'];
+  if (beforeRef !== undefined) {
+    if (!scenarios.has('diff-wide') || !scenarios.has('cold')) throw new Error('--before-ref runs diff-wide-before beside diff-wide: --scenarios must include cold and diff-wide');
+    scenarios.add('diff-wide-before');
+  }
   quietWaitS = Number(values['quiet-wait']);
   if (!(quietWaitS >= 0)) throw new Error(`--quiet-wait must be a number of seconds (got ${values['quiet-wait']})`);
 
@@ -1056,6 +1231,12 @@ function main(): void {
   if (loadBefore > BUSY_LOAD) console.error(`warning: 1-min load average is ${loadBefore.toFixed(2)} before starting; wall times will be noisy`);
   const build = snapshotBuild();
   selfCheck(seed);
+  let before: BeforeBuild | undefined;
+  if (beforeRef !== undefined) {
+    console.error(`--before-ref ${beforeRef}: building it into ${path.relative(REPO_ROOT, path.join(BENCH_DIR, 'before'))} (untimed)...`);
+    before = buildBefore(REPO_ROOT, beforeRef, path.join(BENCH_DIR, 'before'));
+    console.error(`--before-ref ${beforeRef}: ${before.commit.slice(0, 12)} built in ${before.buildS.toFixed(0)} s`);
+  }
   const meta: Meta = {
     node: process.version,
     cpus: `${os.cpus().length} x ${os.cpus()[0]?.model ?? '?'}`,
@@ -1067,6 +1248,7 @@ function main(): void {
     scenarios: SCENARIOS.filter((s) => scenarios.has(s)),
     startedAt: new Date().toISOString(),
     build: { gitHead: build.git.head, dirty: build.git.dirty, libHash: build.libHash },
+    ...(before ? { before: { ref: before.ref, commit: before.commit, buildS: before.buildS } } : {}),
     loadAverage1m: { before: loadBefore, after: NaN },
   };
   const results: SizeResult[] = [];
@@ -1081,7 +1263,7 @@ function main(): void {
     return full;
   };
   for (const n of [...scenarios].some((x) => x !== 'delivery' && x !== 'delivery-argocd') ? sizes : []) {
-    results.push(benchSize(n, runs, seed, scenarios, values.keep!, build));
+    results.push(benchSize(n, runs, seed, scenarios, values.keep!, build, before));
     meta.loadAverage1m.after = load1();
     write(); // partial results survive an interrupted 100k run
   }
@@ -1113,7 +1295,10 @@ function main(): void {
   const md = write();
   console.log(md);
   console.log(`written: ${path.relative(process.cwd(), path.join(BENCH_DIR, 'results.json'))}, ${path.relative(process.cwd(), path.join(BENCH_DIR, 'results.md'))}`);
-  if (!values.keep) removeTree(build.root);
+  if (!values.keep) {
+    removeTree(build.root);
+    if (before) removeTree(before.root);
+  }
 }
 
 if (require.main === module) {

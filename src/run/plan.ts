@@ -10,9 +10,8 @@ import * as path from 'node:path';
 import { indexTextDigest, parseIndex } from '../lib/dist-index';
 import { type FleetLayers, loadFleet, loadLayers } from '../load/load';
 import { readIndexBytes } from '../write/dist-writer';
-import { type TreeScan, scanTree } from '../write/tree-scan';
+import { type TreeScan, scanTree, touchedSince } from '../write/tree-scan';
 import { committedKey, readCommitted, trustCommitted } from './committed-record';
-import { distTouchedSince } from './dist-edits';
 import { threadLimit, workerCount } from './parallel/pool';
 import { epochOf, layersKey, loadRunRecord, type RunRecord } from './run-record';
 
@@ -61,7 +60,7 @@ export interface CheckPlan {
   /**
    * Compare dist/'s files byte for byte before keeping them (what `--check` does): without a cache
    * folder, and whenever no record vouches for dist/ (none, another index, or a file of dist/
-   * changed since that run: ./dist-edits.ts), so that a plain synth restores a hand-edited file.
+   * changed since that run: touchedSince in src/write/tree-scan.ts), so that a plain synth restores a hand-edited file.
    */
   readonly verify: boolean;
   /** `trusted` is the record committed in dist/'s index (no run record of this cache folder described dist/). */
@@ -108,7 +107,7 @@ export function planCheck(options: Pick<SynthOptions, 'fleetDir' | 'outDir' | 'c
   // The record describes dist/ only while dist/'s index is the one that run wrote, and no file of
   // dist/ changed since that run wrote it (a hand edit keeps the index as it was).
   const view = record && digest === record.index ? parseIndex(text!, { ours: true })?.view : undefined;
-  const local = record && view && !distTouchedSince(outDir, view, record.settled) ? record : undefined;
+  const local = record && view && !touchedSince(outDir, view, record.settled, threadLimit(options.env)) ? record : undefined;
   const layers = loadLayers({ fleetDir: options.fleetDir, cwd: options.cwd });
   const key = layersKey(layers, { allowEmpty: options.allowEmpty ?? false });
   // Else the record committed in dist/'s index, once dist/'s files are hashed against it (the same

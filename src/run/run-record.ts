@@ -45,7 +45,7 @@ export interface RunRecord {
   /**
    * When that run had written dist/ (ms since the epoch, the real clock): a file of dist/ changed
    * or replaced later (by hand, an editor, a tool) has a newer mtime or ctime, so the record no
-   * longer describes dist/ (see ./dist-edits.ts).
+   * longer describes dist/ (see touchedSince in src/write/tree-scan.ts).
    */
   readonly settled: number;
   /** The GitOps options of that run (JSON), which a runtime's own GitOps files depend on. */

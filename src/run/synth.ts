@@ -243,7 +243,7 @@ function save(options: SynthOptions, planned: RunPlan, rendered: Rendered, resul
     thresholds,
     epoch: epochOf(thresholds, options.now),
     index: result.indexDigest,
-    // After the commit: every file of dist/ was written or moved by now (./dist-edits.ts).
+    // After the commit: every file of dist/ was written or moved by now (touchedSince, src/write/tree-scan.ts).
     settled: Date.now(),
     gitops: JSON.stringify(rendered.model.options.gitops),
     runtimes: Object.fromEntries(rendered.entries.map((e) => [e.relPath, e.record])),

@@ -4,7 +4,8 @@
 // (inspect.ts refuses that, E_DIST_FOREIGN)? Every folder is listed once and every file read and
 // hashed once; separately, the two cost 1.5x as much (a 10,000-runtime dist/: 130,000 files in
 // 50,000 folders). For a large tree the runtime folders are split in ranges over worker threads
-// (./tree-scan-worker.ts); the rest of dist/ (gitops/, the top level) is done here. Read only.
+// (./tree-scan-worker.ts); the rest of dist/ (gitops/, the top level) is done here meanwhile.
+// touchedSince, the cheaper question a plain synth asks, is split the same way. Read only.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -65,8 +66,10 @@ const RUNTIME_NAME = /^runtimes\/([^/]+)\//;
 export function scanTree(root: string, view: IndexView, indexText: string, threads: number, perThread = MIN_FOLDERS_PER_WORKER): TreeScan | undefined {
   try {
     return scan(root, view, indexText, threads, perThread);
-  } catch {
-    return undefined;
+  } catch (e) {
+    // A folder that cannot be listed (gone, not a folder, no access); anything else is a bug.
+    if (typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined) return undefined;
+    throw e;
   }
 }
 
@@ -114,9 +117,10 @@ function scan(root: string, view: IndexView, indexText: string, threads: number,
   const editedRuntimes = new Set<string>();
   let stray = 0;
   for (const r of results) {
-    dirs.push(...r.dirs);
-    others.push(...r.others);
-    foreign.push(...r.foreign);
+    // One at a time: a part of a 100,000-runtime tree lists more folders than a call takes arguments.
+    for (const d of r.dirs) dirs.push(d);
+    for (const o of r.others) others.push(o);
+    for (const f of r.foreign) foreign.push(f);
     files += r.files;
     for (const name of r.edited) editedRuntimes.add(name);
     stray += r.stray.length;
@@ -216,6 +220,57 @@ class LineCursor {
       this.hash = line.slice(close + 4, line.length - 1);
     }
   }
+}
+
+/** What one range of listed files asks of a worker: were any of them touched after `settled`? */
+export interface TouchedPartInput {
+  readonly root: string;
+  /** The index lines of the range (IndexView.linesOf). */
+  readonly lines: string;
+  readonly settled: number;
+}
+
+/** Listed files below which one thread is faster than starting workers. */
+const MIN_FILES_PER_WORKER = 20000;
+
+/**
+ * True when a file the index lists is missing, not a regular file, or has an mtime or ctime after
+ * `settled` (ms), in worker threads by ranges of the index for a large tree. Why (issue 26, "dist/
+ * edited by hand"): a plain synth trusts its run record and dist/'s index instead of reading every
+ * file, and `synth --check` compares every byte; both must agree on whether dist/ is current. A file
+ * edited, replaced or removed since the run that wrote it has a newer time than the record's
+ * `settled` (or is gone), so one lstat per listed file tells a synth to verify dist/ byte for byte,
+ * which restores what was edited. Files with a newer time but the same bytes (a `git stash pop`,
+ * `touch`) only cost that one verifying run.
+ */
+export function touchedSince(root: string, view: IndexView, settled: number, threads: number, perThread = MIN_FILES_PER_WORKER): boolean {
+  const count = Math.min(threads, Math.floor(view.size / perThread));
+  const script = count > 1 ? compiledScript(__dirname, 'tree-scan-worker.js') : undefined;
+  if (script) {
+    const inputs = Array.from({ length: count }, (_, k): TouchedPartInput => ({ root, settled, lines: view.linesOf(Math.floor((view.size * k) / count), Math.floor((view.size * (k + 1)) / count)) }));
+    const answered = startSyncTasks<TouchedPartInput, boolean>(script, inputs).wait();
+    if (answered) return answered.some(Boolean);
+  }
+  for (let i = 0; i < view.size; i++) if (touched(root, view.relAt(i), settled)) return true;
+  return false;
+}
+
+/** touchedSince for one range of the index. */
+export function touchedPart(input: TouchedPartInput): boolean {
+  for (const listed = new LineCursor(input.lines); listed.rel !== undefined; listed.next()) if (touched(input.root, listed.rel, input.settled)) return true;
+  return false;
+}
+
+function touched(root: string, rel: string, settled: number): boolean {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.lstatSync(path.join(root, rel), { throwIfNoEntry: false });
+  } catch {
+    return true;
+  }
+  // Whole milliseconds: `settled` is Date.now(), truncated, while file times have nanoseconds,
+  // so a file written in the very millisecond the record was taken is not newer than it.
+  return !st || !st.isFile() || Math.floor(st.mtimeMs) > settled || Math.floor(st.ctimeMs) > settled;
 }
 
 /** Reads and hashes files through one buffer (open, read, close: no stat, no allocation per small file). */

@@ -10,7 +10,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cmp } from '../../src/lib/diagnostics';
 import { INDEX_FILE, parseIndex, sha256 } from '../../src/lib/dist-index';
 import { writeDist } from '../../src/write/dist-writer';
-import { scanTree, type TreeScan } from '../../src/write/tree-scan';
+import { scanTree, touchedSince, type TreeScan } from '../../src/write/tree-scan';
 import { assertBuilt, Workspace } from './dist-fixture';
 
 /** What a scan must find, by the plainest means: walk everything, hash every listed file. */
@@ -164,5 +164,30 @@ describe('scanning dist/ in one pass', () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  // A plain synth's cheaper question: was any listed file touched since the run that wrote dist/?
+  const TOUCHES: Array<{ name: string; touch?: Edit; touched: boolean }> = [
+    { name: 'nothing touched', touched: false },
+    { name: 'a runtime file given a later time', touch: (d) => fs.utimesSync(path.join(d, 'runtimes/b/skr/kyma.yaml'), new Date(), new Date(Date.now() + 60_000)), touched: true },
+    { name: 'a runtime file rewritten', touch: write('runtimes/zürich/kcp/runtime.yaml', 'kind: Runtime # zürich\n'), touched: true },
+    { name: 'a GitOps file removed', touch: remove('gitops/kustomization.yaml'), touched: true },
+    { name: 'a runtime file replaced by a symlink', touch: symlink('runtimes/a/skr/kyma.yaml'), touched: true },
+    { name: 'a listed file replaced by a folder', touch: folder('README.md'), touched: true },
+    { name: 'a foreign file added (not a listed one)', touch: write('runtimes/a/extra.yaml', 'x'), touched: false },
+  ];
+
+  it.each(TOUCHES)('touched since the write: $name', ({ touch, touched }) => {
+    expect(writeDist({ outDir: ws.outDir, files: tree(NAMES) }).ok).toBe(true);
+    // ctime cannot be set back: the write's own times count as settled.
+    const settled = Date.now() + 1;
+    const view = parseIndex(fs.readFileSync(path.join(ws.outDir, INDEX_FILE), 'utf8'))!.view;
+    // The touch must land after `settled`: file times come from the kernel's coarse clock (a tick, up to 10 ms behind).
+    const wait = Date.now() + 30;
+    while (Date.now() < wait);
+    touch?.(ws.outDir);
+    expect(touchedSince(ws.outDir, view, settled, 1)).toBe(touched);
+    // Worker threads by ranges of the index: the same answer whichever range holds the file.
+    for (const threads of [2, 3, 5]) expect(touchedSince(ws.outDir, view, settled, threads, 1)).toBe(touched);
   });
 });
