@@ -4,9 +4,9 @@
 // compared with a plain-cdk8s baseline of the same objects measured in the same run.
 //
 //   npm run bench -- [--sizes 1000,10000[,100000]] [--runs 3]
-//                    [--scenarios validate,cold,noop,one-changed,committed-dist,baseline,baseline-naive,delivery,delivery-argocd]
+//                    [--scenarios validate,cold,noop,one-changed,committed-dist,pr-check,diff-wide,baseline,baseline-naive,delivery,delivery-argocd]
 //                    [--seed 42] [--keep] [--quiet-wait SECONDS] [--delivery-runtimes 100[,1000]]
-//                    [--delivery-artifacts per-runtime,whole-source]
+//                    [--delivery-artifacts per-runtime,whole-source] [--before-ref REF]
 //
 // Scenarios (per fleet size N):
 //   validate        `kyma-fleet validate` without a previous render, empty parse cache (+ an
@@ -25,6 +25,24 @@
 //                   fresh copy (new inodes and file times) of a fleet whose runtime #7 changed, its
 //                   re-synthesized dist/ and the base branch's dist/ (round 0's cold one), with an
 //                   empty cache folder; exit 0, one runtime changed against the base
+//   diff-wide       the pull-request comment of a fleet-wide change (issue 29): `kyma-fleet diff --output
+//                   markdown --output-file FULL` of a copy of the fleet whose fleet.yaml adds the module
+//                   cap-operator to spec.defaults.modules (every runtime's Kyma CR: N of N runtimes,
+//                   class module-installed) and sets the default docker.io cache's garbageCollection.ttl
+//                   168h -> 336h (Shoot, Runtime CR and cache config of every runtime with registry-cache
+//                   on, ~95%: class shoot-reconcile; bench/diff-wide.ts applyWideChange, applied once,
+//                   untimed), against a copy of round 0's cold dist/ of the unchanged fleet; an empty
+//                   cache folder and a fresh output folder per run; exit 0, and the comment must name
+//                   0 new, N changed, 0 removed runtimes and exactly those two consequence counts, in
+//                   under 60,000 characters (its size is reported); diff must leave dist/ unchanged
+//   diff-wide-before  with --before-ref REF only: the same diff by REF's build (extracted with `git
+//                   archive` into .bench/before/, node_modules linked, its own `npm run build`, untimed,
+//                   once per bench run), against a dist/ that build synthesized (untimed, round 0) from
+//                   the same unchanged fleet: a dist/ records the code that wrote it, so each build
+//                   diffs against its own cold output. Both run in cold's rounds: diff-wide / cold and
+//                   diff-wide-before / cold are paired per round ("today's ratio" of issue 29 is the
+//                   second, with REF = the commit before the consequence work); --before-ref needs
+//                   --scenarios to include cold and diff-wide
 //   baseline        plain cdk8s (bench/plain-cdk8s.ts --mode folder): one App, one Chart per runtime,
 //                   ApiObjects, app.synth() with FOLDER_PER_CHART_FILE_PER_RESOURCE, over the objects
 //                   kyma-fleet renders (exported once, untimed, by bench/export-objects.ts)
@@ -44,7 +62,7 @@
 //                   of a generated fleet and its repo-server code answers a cold start and two
 //                   one-runtime commits (bench/argocd-revision.ts, needs Go): manifest generations,
 //                   seconds, bytes, with manifest-generate-paths honoured and ignored
-// cold, baseline, the floors, noop and one-changed run in rounds (cold, baseline, floors, noop, one-changed; again; ...),
+// cold, pr-check, diff-wide(-before), baseline, the floors, noop and one-changed run in rounds (cold, pr-check, diff-wide, ...; again; ...),
 // so cold / baseline, noop / cold and one-changed / cold are medians of per-round ratios (paired
 // A/B, as perf-baseline.md recommends). noop and one-changed work on the dist/ of round 0's cold
 // run with that run's cache (KYMA_FLEET_CACHE_DIR); every cold run gets an empty cache folder.
@@ -56,8 +74,9 @@
 // The compiled program is copied to .bench/build/ first, so a rebuild of lib/ during a long run
 // cannot mix two versions into one table.
 //
-// Writes .bench/results.json and .bench/results.md (the printed table). Fleets and outputs are deleted
-// at the end unless --keep.
+// Writes .bench/results.json and .bench/results.md (the printed table; with diff-wide also a table of
+// its rounds: cold, diff-wide and diff-wide-before seconds, both ratios and the comment sizes). Fleets,
+// outputs and .bench/before/ are deleted at the end unless --keep.
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -974,7 +993,7 @@ function markdown(meta: Meta, results: readonly SizeResult[], rs: readonly Ratio
     }
   }
   L.push('');
-  L.push('Ratios against the issue-5 targets (the done criteria are the **bold** rows: N=10,000, and 100,000 / 10,000):', '');
+  L.push("Ratios against the issue-5 targets (the done criteria are the **bold** rows: N=10,000, and 100,000 / 10,000; diff-wide's are issue 29's):", '');
   L.push('| ratio | N | value (min..max) | how | target | |', '|---|---:|---|---|---|:-:|');
   for (const x of rs) {
     const v = `${f(x.value, x.unit ? 0 : 2)}${x.unit ? ` ${x.unit}` : '×'}${x.min !== undefined ? ` (${f(x.min, x.unit ? 0 : 2)}..${f(x.max, x.unit ? 0 : 2)})` : ''}`;
