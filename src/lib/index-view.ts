@@ -123,13 +123,21 @@ export class IndexView {
    */
   linesOf(from: number, to: number): string {
     if (from >= to) return '';
-    if (this.text !== undefined && this.lineStarts !== undefined) {
-      const last = to - 1;
-      return this.text.slice(this.lineStarts[from]!, this.lineStarts[last]! + 5 + this.rels[last]!.length + 4 + 64 + 1);
-    }
+    const span = this.textSpan(from, to);
+    if (span) return this.text!.slice(span[0], span[1]);
     const out: string[] = [];
     for (let i = from; i < to; i++) out.push(indexLine(this.rels[i]!, this.hashAt(i)));
     return out.join(',\n');
+  }
+
+  /**
+   * Where linesOf(from, to) lies in the canonical text (character offsets; byte offsets too when the
+   * text is ASCII), or undefined for a view without text. from < to.
+   */
+  textSpan(from: number, to: number): readonly [number, number] | undefined {
+    if (this.text === undefined || this.lineStarts === undefined) return undefined;
+    const last = to - 1;
+    return [this.lineStarts[from]!, this.lineStarts[last]! + 5 + this.rels[last]!.length + 4 + 64 + 1];
   }
 }
 

@@ -40,8 +40,6 @@ export interface ReadIndex {
   readonly text: string;
   /** sha256 of the text (what a run record names). */
   readonly digest: string;
-  /** Its bytes, kept for the write to compare under dist/'s lock (only when the run stays in this thread with a usable record). */
-  readonly bytes?: Buffer;
 }
 
 /** What a check needs to know before it reads a runtime file. */
@@ -84,10 +82,7 @@ export function plan(options: SynthOptions): RunPlan {
   // With a usable record the run stays in this thread: runtimes/ is listed once, by the check.
   const runtimeFiles = planned.reusable ? Object.keys(planned.reusable.runtimes).length : countRuntimeFiles(options, planned.layers);
   const parts = planned.reusable ? 0 : workerCount(runtimeFiles, options.env ?? process.env);
-  // The write compares dist/'s index under its lock with its bytes (a run in this thread only: a
-  // large run without a usable record does not hold a second copy of a 140 MB index at 100,000).
-  const index = planned.index && !planned.reusable ? { text: planned.index.text, digest: planned.index.digest } : planned.index;
-  return { ...planned, index, runtimeFiles, parts };
+  return { ...planned, runtimeFiles, parts };
 }
 
 /**
@@ -101,7 +96,9 @@ export function planCheck(options: Pick<SynthOptions, 'fleetDir' | 'outDir' | 'c
   const cacheDir = options.cacheDir;
   const useCommitted = options.committed ?? cacheDir !== undefined;
   const record = cacheDir ? loadRunRecord(cacheDir, options.cwd, fleetRoot, outDir) : undefined;
-  const bytes = (cacheDir && (record || withoutRecord)) || useCommitted ? readIndexBytes(outDir) : undefined;
+  // In shared memory: the scan's worker threads read their ranges of it without a copy. Only the
+  // text is kept (the write compares the index under its lock by digest).
+  const bytes = (cacheDir && (record || withoutRecord)) || useCommitted ? readIndexBytes(outDir, true) : undefined;
   const text = bytes?.toString('utf8');
   const digest = text === undefined ? undefined : indexTextDigest(text);
   // The record describes dist/ only while dist/'s index is the one that run wrote, and no file of
@@ -114,11 +111,11 @@ export function planCheck(options: Pick<SynthOptions, 'fleetDir' | 'outDir' | 'c
   // scan then stands for the write's walk of dist/ in a run that writes nothing).
   const indexView = !local && useCommitted && text !== undefined ? parseIndex(text)?.view : undefined;
   const inputs = indexView ? readCommitted(text!) : undefined;
-  const scan = inputs ? scanTree(outDir, indexView!, text!, threadLimit(options.env)) : undefined;
+  const scan = inputs ? scanTree(outDir, indexView!, text!, threadLimit(options.env), bytes) : undefined;
   const committed = inputs && scan ? trustCommitted(inputs, scan, digest!, layers, key, options.now) : undefined;
   const trusted = local ?? committed;
   const reusable = trusted && trusted.key === key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined;
-  const index = text === undefined ? undefined : { text, digest: digest!, ...(bytes ? { bytes } : {}) };
+  const index = text === undefined ? undefined : { text, digest: digest! };
   // A committed record's runtimes with edited files are rendered again and compared byte for byte.
   return { outDir, fleetRoot, layers, key, trusted, reusable, index, verify: !cacheDir || !local, committed: committed !== undefined, committedKey: committedKey(layers), ...(scan ? { scan } : {}) };
 }

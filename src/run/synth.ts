@@ -197,7 +197,7 @@ function write(options: SynthOptions, planned: RunPlan, rendered: Rendered, keep
   const { entries, model } = rendered;
   let session = open;
   if (!session) {
-    const knownIndex = planned.index?.bytes ? { bytes: planned.index.bytes, text: planned.index.text } : undefined;
+    const knownIndex = planned.index ? { digest: planned.index.digest, text: planned.index.text } : undefined;
     const trustedDirs = new Set(entries.filter((e) => e.kept).map((e) => `runtimes/${e.record.identity.name}`));
     // A run that writes nothing takes dist/'s files and folders from the plan's scan; a write walks
     // dist/ again under its lock.

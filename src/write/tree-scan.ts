@@ -40,8 +40,11 @@ export interface ScanPartInput {
   /** Runtime folder names, in the order of their paths (`runtimes/<name>/`). */
   readonly names: readonly string[];
   /** The index lines of the range (IndexView.linesOf): every listed path that sorts among these folders. */
-  readonly lines: string;
+  readonly lines: Lines;
 }
+
+/** Index lines as text, or where they lie in the index's bytes in shared memory (no copy per worker). */
+export type Lines = string | { readonly shared: SharedArrayBuffer; readonly start: number; readonly end: number };
 
 export interface ScanPartResult {
   dirs: string[];
@@ -63,9 +66,15 @@ const RUNTIME_NAME = /^runtimes\/([^/]+)\//;
  * this thread only), one per `perThread` runtime folders (tests make it small). Undefined when a
  * folder cannot be listed (the write's own inspection reports it).
  */
-export function scanTree(root: string, view: IndexView, indexText: string, threads: number, perThread = MIN_FOLDERS_PER_WORKER): TreeScan | undefined {
+export function scanTree(root: string, view: IndexView, indexText: string, threads: number, shared?: Buffer, perThread = MIN_FOLDERS_PER_WORKER): TreeScan | undefined {
+  // Byte offsets are the text's offsets when the text is ASCII.
+  const bytes = shared && shared.buffer instanceof SharedArrayBuffer && shared.byteOffset === 0 && shared.length === indexText.length ? (shared.buffer as SharedArrayBuffer) : undefined;
+  const linesOf = (from: number, to: number): Lines => {
+    const span = bytes && from < to ? view.textSpan(from, to) : undefined;
+    return span ? { shared: bytes!, start: span[0], end: span[1] } : view.linesOf(from, to);
+  };
   try {
-    return scan(root, view, indexText, threads, perThread);
+    return scan(root, view, indexText, threads, perThread, linesOf);
   } catch (e) {
     // A folder that cannot be listed (gone, not a folder, no access); anything else is a bug.
     if (typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined) return undefined;
@@ -73,7 +82,7 @@ export function scanTree(root: string, view: IndexView, indexText: string, threa
   }
 }
 
-function scan(root: string, view: IndexView, indexText: string, threads: number, perThread: number): TreeScan {
+function scan(root: string, view: IndexView, indexText: string, threads: number, perThread: number, linesOf: (from: number, to: number) => Lines): TreeScan {
   const dirs: string[] = [];
   const others: string[] = [];
   const foreign: string[] = [];
@@ -87,7 +96,7 @@ function scan(root: string, view: IndexView, indexText: string, threads: number,
   const names = runtimes.filter((e) => e.isDirectory()).map((e) => e.name).sort((a, b) => cmp(`${a}/`, `${b}/`));
   const [from, to] = view.folder('runtimes');
   const parts = partsOf(names, view, from, to, Math.min(threads, Math.floor(names.length / perThread)));
-  const inputs = parts.map((p): ScanPartInput => ({ root, names: p.names, lines: view.linesOf(p.from, p.to) }));
+  const inputs = parts.map((p): ScanPartInput => ({ root, names: p.names, lines: linesOf(p.from, p.to) }));
   const script = inputs.length > 1 ? compiledScript(__dirname, 'tree-scan-worker.js') : undefined;
   const started = script ? startSyncTasks<ScanPartInput, ScanPartResult>(script, inputs) : undefined;
   const entry = (rel: string, e: fs.Dirent): void => {
@@ -197,20 +206,32 @@ export function scanPart(input: ScanPartInput, beat: () => void = () => {}): Sca
 class LineCursor {
   rel: string | undefined;
   hash: string | undefined;
-  private at = 0;
-  constructor(private readonly lines: string) {
+  private at: number;
+  private readonly end: number;
+  private readonly text: string | undefined;
+  private readonly bytes: Buffer | undefined;
+  constructor(lines: Lines) {
+    if (typeof lines === 'string') {
+      this.text = lines;
+      this.at = 0;
+      this.end = lines.length;
+    } else {
+      this.bytes = Buffer.from(lines.shared);
+      this.at = lines.start;
+      this.end = lines.end;
+    }
     this.next();
   }
 
   next(): void {
-    if (this.at >= this.lines.length) {
+    if (this.at >= this.end) {
       this.rel = this.hash = undefined;
       return;
     }
-    let end = this.lines.indexOf(',\n', this.at);
-    if (end < 0) end = this.lines.length;
-    const line = this.lines.slice(this.at, end);
-    this.at = end + 2;
+    let stop = this.text !== undefined ? this.text.indexOf(',\n', this.at) : this.bytes!.indexOf(',\n', this.at);
+    if (stop < 0 || stop > this.end) stop = this.end;
+    const line = this.text !== undefined ? this.text.slice(this.at, stop) : this.bytes!.toString('latin1', this.at, stop);
+    this.at = stop + 2;
     if (line.includes('\\')) {
       // A path JSON had to escape: `    "<rel>": "<hash>"` as JSON.
       [[this.rel, this.hash]] = Object.entries(JSON.parse(`{${line}}`) as Record<string, string>) as [[string, string]];
@@ -226,7 +247,7 @@ class LineCursor {
 export interface TouchedPartInput {
   readonly root: string;
   /** The index lines of the range (IndexView.linesOf). */
-  readonly lines: string;
+  readonly lines: Lines;
   readonly settled: number;
 }
 

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cmp } from '../../src/lib/diagnostics';
-import { INDEX_FILE, parseIndex, sha256 } from '../../src/lib/dist-index';
+import { INDEX_FILE, parseIndex, readIndexBytes, sha256 } from '../../src/lib/dist-index';
 import { writeDist } from '../../src/write/dist-writer';
 import { scanTree, touchedSince, type TreeScan } from '../../src/write/tree-scan';
 import { assertBuilt, Workspace } from './dist-fixture';
@@ -45,9 +45,11 @@ function reference(root: string): Omit<TreeScan, 'indexText' | 'workers'> {
   return { dirs: dirs.sort(cmp), files: regular.size, foreign: foreign.sort(cmp), others: others.sort(cmp), editedRuntimes, editedOutside };
 }
 
-function scanned(root: string, threads: number): TreeScan {
-  const text = fs.readFileSync(path.join(root, INDEX_FILE), 'utf8');
-  const scan = scanTree(root, parseIndex(text)!.view, text, threads, 1);
+/** `shared`: the workers read the index's bytes in shared memory (an ASCII index) instead of a copy of its lines. */
+function scanned(root: string, threads: number, shared = false): TreeScan {
+  const bytes = readIndexBytes(root, shared)!;
+  const text = bytes.toString('utf8');
+  const scan = scanTree(root, parseIndex(text)!.view, text, threads, shared ? bytes : undefined, 1);
   if (!scan) throw new Error('scan failed');
   return scan;
 }
@@ -129,10 +131,31 @@ describe('scanning dist/ in one pass', () => {
     const one = scanned(ws.outDir, 1);
     expect(one.workers).toBe(0);
     expect(withoutMeta(one)).toEqual(expected);
-    const three = scanned(ws.outDir, 3);
-    // Worker threads whenever there are runtime folders to split (here one per thread at least).
-    expect(three.workers).toBe(fs.lstatSync(path.join(ws.outDir, 'runtimes')).isDirectory() ? 3 : 0);
-    expect(withoutMeta(three)).toEqual(expected);
+    // Worker threads whenever there are runtime folders to split (here one per thread at least),
+    // given a copy of their index lines or reading the index's bytes in shared memory.
+    for (const shared of [false, true]) {
+      const three = scanned(ws.outDir, 3, shared);
+      expect(three.workers).toBe(fs.lstatSync(path.join(ws.outDir, 'runtimes')).isDirectory() ? 3 : 0);
+      expect(withoutMeta(three)).toEqual(expected);
+    }
+  });
+
+  it('reads an ASCII index in shared memory in the workers and finds the same', () => {
+    // Every path ASCII and nothing escaped: byte offsets are the text's, so the workers read the bytes.
+    const ascii = ['a', 'a-b', 'a.b', 'b', 'c'];
+    expect(writeDist({ outDir: ws.outDir, files: tree(ascii) }).ok).toBe(true);
+    write('runtimes/a.b/kcp/runtime.yaml', 'edited\n')(ws.outDir);
+    remove('runtimes/c/skr/kyma.yaml')(ws.outDir);
+    write('runtimes/a-b/extra.yaml', 'x')(ws.outDir);
+    const bytes = readIndexBytes(ws.outDir, true)!;
+    expect(bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(bytes.length).toBe(bytes.toString('utf8').length);
+    const expected = reference(ws.outDir);
+    expect([...expected.editedRuntimes].sort(cmp)).toEqual(['a.b', 'c']);
+    expect(expected.foreign).toEqual(['runtimes/a-b/extra.yaml']);
+    const scan = scanned(ws.outDir, 3, true);
+    expect(scan.workers).toBe(3);
+    expect(withoutMeta(scan)).toEqual(expected);
   });
 
   it('says what a walk and hash of every file says, for any tree and edits, on any number of threads', () => {
@@ -159,7 +182,7 @@ describe('scanning dist/ in one pass', () => {
             else if (names.length > 0) fs.rmSync(path.join(ws.outDir, 'runtimes', names[n % names.length]!), { recursive: true, force: true });
           }
           const expected = reference(ws.outDir);
-          expect(withoutMeta(scanned(ws.outDir, threads))).toEqual(expected);
+          expect(withoutMeta(scanned(ws.outDir, threads, threads % 2 === 0))).toEqual(expected);
         },
       ),
       { numRuns: 60 },
