@@ -36,6 +36,8 @@ export function compiledScript(dir: string, name: string): string | undefined {
 export interface SyncTasks<O> {
   /** The results in input order, or undefined when any worker failed or stalled. */
   wait(): O[] | undefined;
+  /** Stops the workers (the caller failed before it waited: they must not keep the process alive). */
+  cancel(): void;
 }
 
 /** One worker of `script` per input, started now (the caller works on meanwhile, then waits). */
@@ -72,17 +74,21 @@ export function startSyncTasks<I, O>(script: string, inputs: readonly I[], stall
       Atomics.wait(counter, 0, seen, Math.min(1000, stallMs));
     }
   };
+  const stop = (): void => {
+    for (const r of running) {
+      r.port.close();
+      void r.worker.terminate();
+    }
+  };
   return {
     wait: () => {
       try {
         return wait();
       } finally {
-        for (const r of running) {
-          r.port.close();
-          void r.worker.terminate();
-        }
+        stop();
       }
     },
+    cancel: stop,
   };
 }
 

@@ -119,8 +119,13 @@ function scan(root: string, view: IndexView, indexText: string, threads: number,
   const visit = (rel: string): void => {
     for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) entry(rel, e);
   };
-  for (const e of top) entry('', e);
-  for (const e of runtimes) entry('runtimes', e);
+  try {
+    for (const e of top) entry('', e);
+    for (const e of runtimes) entry('runtimes', e);
+  } catch (e) {
+    started?.cancel();
+    throw e;
+  }
   const answered = started?.wait();
   const results = answered ?? inputs.map((input) => scanPart(input));
   const editedRuntimes = new Set<string>();
