@@ -111,13 +111,24 @@ export function planCheck(options: Pick<SynthOptions, 'fleetDir' | 'outDir' | 'c
   // scan then stands for the write's walk of dist/ in a run that writes nothing).
   const indexView = !local && useCommitted && text !== undefined ? parseIndex(text)?.view : undefined;
   const inputs = indexView ? readCommitted(text!) : undefined;
-  const scan = inputs ? scanTree(outDir, indexView!, text!, threadLimit(options.env), bytes) : undefined;
+  const fleetKey = committedKey(layers);
+  // With other fleet-wide inputs than the record names, no runtime's input is the one it recorded
+  // (unless rollout rings render runtimes at earlier revisions): every runtime is rendered and
+  // compared anyway, and scanning dist/ first would only add to that.
+  const standsForSome = inputs !== undefined && (inputs.key === fleetKey || declaresRollout(layers));
+  const scan = standsForSome ? scanTree(outDir, indexView!, text!, threadLimit(options.env), bytes) : undefined;
   const committed = inputs && scan ? trustCommitted(inputs, scan, digest!, layers, key, options.now) : undefined;
   const trusted = local ?? committed;
   const reusable = trusted && trusted.key === key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined;
   const index = text === undefined ? undefined : { text, digest: digest! };
   // A committed record's runtimes with edited files are rendered again and compared byte for byte.
-  return { outDir, fleetRoot, layers, key, trusted, reusable, index, verify: !cacheDir || !local, committed: committed !== undefined, committedKey: committedKey(layers), ...(scan ? { scan } : {}) };
+  return { outDir, fleetRoot, layers, key, trusted, reusable, index, verify: !cacheDir || !local, committed: committed !== undefined, committedKey: fleetKey, ...(scan ? { scan } : {}) };
+}
+
+/** Whether fleet.yaml declares spec.rollout (whatever else it says: the check judges it). */
+function declaresRollout(layers: FleetLayers): boolean {
+  const spec = (layers.fleet?.data as { spec?: unknown } | undefined)?.spec;
+  return typeof spec === 'object' && spec !== null && 'rollout' in spec;
 }
 
 /** How many files runtimes/ lists that the check would look at (none is read). */

@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../../src/lib/diagnostics';
 import { INDEX_FILE } from '../../src/lib/dist-index';
 import { readCommitted } from '../../src/run/committed-record';
+import { planCheck } from '../../src/run/plan';
 import { diffDist, type DiffResult, synth } from '../../src/run/synth';
 import { FleetFixture, NOW } from '../helpers/fleet-fixture';
 
@@ -137,6 +138,21 @@ describe('a check on a fresh runner with the record committed in dist/', () => {
     expect(verdict(r)).toEqual(verdict(full(fx)));
     expect(r.exitCode).toBe(0);
     expect(r.diff!.changed.length).toBeGreaterThanOrEqual(atLeast);
+  });
+
+  it('dist/ is scanned only when the record can stand for some runtime: not after a fleet-wide change without rollout rings', () => {
+    const fx = committedWorkspace();
+    const planned = (): ReturnType<typeof planCheck> =>
+      planCheck({ fleetDir: 'fleet', outDir: 'dist', cwd: fx.dir, now: new Date(NOW), cacheDir: path.join(fx.dir, `runner-cache-${runner++}`), env: SEQUENTIAL }, true);
+    const same = planned();
+    expect(same.scan).toBeDefined();
+    expect(same.committed).toBe(true);
+    fx.replace('fleet.yaml', /channel: \S+/.exec(fx.read('fleet.yaml'))![0], 'channel: fast');
+    const changed = planned();
+    // Every runtime's input digest names the fleet-wide inputs: none is the recorded one.
+    expect(changed.scan).toBeUndefined();
+    expect(changed.committed).toBe(false);
+    expect(verdict(fresh(fx))).toEqual(verdict(full(fx)));
   });
 
   it('a catalog that no longer lists a module some runtimes use makes the fleet invalid, as without the record', () => {
