@@ -9,7 +9,7 @@ import { cmp } from '../lib/diagnostics';
 import { type DistIndex, INDEX_FILE, isCode, type KnownIndex, loadIndex } from '../lib/dist-index';
 import type { Names } from './paths';
 import type { Problem } from './problem';
-import type { TreeScan } from './tree-scan';
+import { type TreeScan, walkTree } from './tree-scan';
 
 const MAX_LISTED = 20;
 
@@ -80,16 +80,13 @@ function walk(root: string, trustedDirs: ReadonlySet<string>): { files: string[]
   const files: string[] = [];
   const dirs: string[] = [];
   const others: string[] = [];
-  const visit = (rel: string) => {
-    for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
-      const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory()) {
-        dirs.push(child);
-        if (!trustedDirs.has(child)) visit(child);
-      } else if (entry.isFile()) files.push(child);
-      else others.push(child);
-    }
-  };
-  visit('');
+  walkTree(root, '', {
+    dir: (rel) => {
+      dirs.push(rel);
+      return !trustedDirs.has(rel);
+    },
+    file: (rel) => void files.push(rel),
+    other: (rel) => void others.push(rel),
+  });
   return { files: files.sort(cmp), dirs: dirs.sort(cmp), others };
 }

@@ -90,38 +90,34 @@ function scan(root: string, view: IndexView, indexText: string, threads: number,
   let files = 0;
   let editedOutside = false;
   let seenOutside = 0;
-  const top = fs.readdirSync(root, { withFileTypes: true });
   // The runtime folders go to the parts, started first; this thread does the rest meanwhile.
-  const runtimes = top.some((e) => e.name === 'runtimes' && e.isDirectory()) ? fs.readdirSync(path.join(root, 'runtimes'), { withFileTypes: true }) : [];
+  const runtimes = fs.lstatSync(path.join(root, 'runtimes'), { throwIfNoEntry: false })?.isDirectory() ? fs.readdirSync(path.join(root, 'runtimes'), { withFileTypes: true }) : [];
   const names = runtimes.filter((e) => e.isDirectory()).map((e) => e.name).sort((a, b) => cmp(`${a}/`, `${b}/`));
   const [from, to] = view.folder('runtimes');
   const parts = partsOf(names, view, from, to, Math.min(threads, Math.floor(names.length / perThread)));
   const inputs = parts.map((p): ScanPartInput => ({ root, names: p.names, lines: linesOf(p.from, p.to) }));
   const script = inputs.length > 1 ? compiledScript(__dirname, 'tree-scan-worker.js') : undefined;
   const started = script ? startSyncTasks<ScanPartInput, ScanPartResult>(script, inputs) : undefined;
-  const entry = (rel: string, e: fs.Dirent): void => {
-    const child = rel === '' ? e.name : `${rel}/${e.name}`;
-    if (e.isDirectory()) {
-      dirs.push(child);
-      // runtimes/ was listed above; its folders are the parts'.
-      if (child !== 'runtimes' && rel !== 'runtimes') visit(child);
-    } else if (e.isFile()) {
+  // Everything but the runtime folders (runtimes/ itself is listed again: a folder of names).
+  const outside: TreeVisitor = {
+    dir: (rel) => {
+      dirs.push(rel);
+      return !rel.startsWith('runtimes/');
+    },
+    file: (rel) => {
       files++;
-      if (child === INDEX_FILE) return;
-      const i = view.find(child);
-      if (i < 0) foreign.push(child);
+      if (rel === INDEX_FILE) return;
+      const i = view.find(rel);
+      if (i < 0) foreign.push(rel);
       else {
         seenOutside++;
-        if (hasher.hash(child) !== view.hashAt(i)) editedOutside = true;
+        if (hasher.hash(rel) !== view.hashAt(i)) editedOutside = true;
       }
-    } else others.push(child);
-  };
-  const visit = (rel: string): void => {
-    for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) entry(rel, e);
+    },
+    other: (rel) => void others.push(rel),
   };
   try {
-    for (const e of top) entry('', e);
-    for (const e of runtimes) entry('runtimes', e);
+    walkTree(root, '', outside);
   } catch (e) {
     started?.cancel();
     throw e;
@@ -142,6 +138,28 @@ function scan(root: string, view: IndexView, indexText: string, threads: number,
   // Every listed path outside the runtime folders was seen here, or it is missing.
   if (seenOutside !== from + (view.size - to) + stray) editedOutside = true;
   return { indexText, dirs: dirs.sort(cmp), files, foreign: foreign.sort(cmp), others: others.sort(cmp), editedRuntimes, editedOutside, workers: answered ? answered.length : 0 };
+}
+
+/** What walkTree hands on: folders (return false to not look inside), regular files, anything else. */
+export interface TreeVisitor {
+  dir(rel: string): boolean;
+  file(rel: string): void;
+  other(rel: string): void;
+}
+
+/**
+ * Lists the folder `rel` of `root` ('' for root itself) and, as the visitor wants, every folder
+ * below it, without following symlinks; paths are relative with forward slashes. The one walk of
+ * dist/ (this scan, its parts, and inspect.ts).
+ */
+export function walkTree(root: string, rel: string, visitor: TreeVisitor): void {
+  for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+    const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
+    if (entry.isDirectory()) {
+      if (visitor.dir(child)) walkTree(root, child, visitor);
+    } else if (entry.isFile()) visitor.file(child);
+    else visitor.other(child);
+  }
 }
 
 /** Contiguous ranges of the runtime folders and of the index lines that sort among them, one per thread. */
@@ -176,17 +194,14 @@ export function scanPart(input: ScanPartInput, beat: () => void = () => {}): Sca
     const prefix = `${folder}/`;
     while (listed.rel !== undefined && listed.rel < prefix) missing();
     const found: string[] = [];
-    const visit = (rel: string): void => {
-      for (const entry of fs.readdirSync(path.join(input.root, rel), { withFileTypes: true })) {
-        const child = `${rel}/${entry.name}`;
-        if (entry.isDirectory()) {
-          out.dirs.push(child);
-          visit(child);
-        } else if (entry.isFile()) found.push(child);
-        else out.others.push(child);
-      }
-    };
-    visit(folder);
+    walkTree(input.root, folder, {
+      dir: (rel) => {
+        out.dirs.push(rel);
+        return true;
+      },
+      file: (rel) => void found.push(rel),
+      other: (rel) => void out.others.push(rel),
+    });
     found.sort(cmp);
     out.files += found.length;
     for (const rel of found) {
