@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isMap, isSeq, parse, parseDocument } from 'yaml';
+import { filesUnder } from './generate-fleet';
 
 /** A Kyma module no generated group or runtime names (bench/generate-fleet.ts CATALOG and groups). */
 export const WIDE_MODULE = 'cap-operator';
@@ -178,16 +179,9 @@ export function buildBefore(repoRoot: string, ref: string, root: string): Before
  */
 export function statFingerprint(dir: string): string {
   const h = createHash('sha256');
-  const walk = (d: string): void => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const abs = path.join(d, e.name);
-      if (e.isDirectory()) walk(abs);
-      else {
-        const st = fs.lstatSync(abs);
-        h.update(`${path.relative(dir, abs)}\0${st.ino}\0${st.size}\0${st.mtimeMs}\n`);
-      }
-    }
-  };
-  walk(dir);
+  for (const rel of filesUnder(dir)) {
+    const st = fs.lstatSync(path.join(dir, rel));
+    h.update(`${rel}\0${st.ino}\0${st.size}\0${st.mtimeMs}\n`);
+  }
   return h.digest('hex');
 }

@@ -230,16 +230,23 @@ export function addModule(fleetDir: string, runtime: string): string {
   return name;
 }
 
-export function hashTree(dir: string): string {
-  const h = createHash('sha256');
+/** Every file under `dir` (not folders), as paths relative to it, in the order of a sorted walk. */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
   const walk = (d: string): void => {
     for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const abs = path.join(d, e.name);
       if (e.isDirectory()) walk(abs);
-      else h.update(path.relative(dir, abs) + '\0').update(fs.readFileSync(abs));
+      else out.push(path.relative(dir, abs));
     }
   };
   walk(dir);
+  return out;
+}
+
+export function hashTree(dir: string): string {
+  const h = createHash('sha256');
+  for (const rel of filesUnder(dir)) h.update(rel + '\0').update(fs.readFileSync(path.join(dir, rel)));
   return h.digest('hex');
 }
 
