@@ -15,9 +15,10 @@ import { type IndexView, parseIndex } from '../lib/dist-index';
 import { loadLayers } from '../load/load';
 import { renderFleet, type UnchangedRuntime } from '../render/render-fleet';
 import { type Target, TARGETS } from '../render/render-runtime';
-import { diffOfChanges } from '../render/tree-diff';
+import { diffOfChanges, isEmptyDiff } from '../render/tree-diff';
 import { massRemovalProblem } from '../write/mass-removal';
 import { type DistSession, openDist, type WriteResult } from '../write/dist-writer';
+import type { ProvenDist } from './base-diff';
 import { type CheckedFleet, checkWithRecord, type RecordCheckOptions } from './check';
 import { inputsSection } from './committed-record';
 import { plan, planCheck, type RunPlan, type SynthOptions } from './plan';
@@ -48,22 +49,37 @@ export function synth(options: SynthOptions): SynthResult {
  * files are read back for their patches. It holds dist/'s lock while it runs.
  */
 export function diffDist(options: SynthOptions): DiffResult {
+  return diffDistProving(options).result;
+}
+
+/**
+ * diffDist, and when dist/ is up to date and a record stood for it (the committed one on a fresh
+ * runner), what the run proved of it: its index and that record (./base-diff.ts compares the base
+ * with them).
+ */
+export function diffDistProving(options: SynthOptions): { result: DiffResult; proven?: ProvenDist } {
   // The cache folder's run record is not used; the record committed in dist/'s index is, unless
   // --no-cache (its runtimes' files hashed against the index, ./committed-record.ts).
-  return run({ ...options, cacheDir: undefined, committed: options.committed ?? options.cacheDir !== undefined }, true);
+  let planned: RunPlan | undefined;
+  const result = run({ ...options, cacheDir: undefined, committed: options.committed ?? options.cacheDir !== undefined }, true, (p) => (planned = p));
+  // Up to date means every file of dist/ has the bytes its index records and the render gives (a
+  // file is the same only when all three agree: src/write/stager.ts), so the index stands for dist/.
+  const view = result.diff && isEmptyDiff(result.diff) && planned?.trusted && planned.index ? parseIndex(planned.index.text, { ours: true })?.view : undefined;
+  return { result, ...(view ? { proven: { outDir: planned!.outDir, view, record: planned!.trusted!, layers: planned!.layers } } : {}) };
 }
 
 /**
  * synth, or with `preview` the same run up to the write. When the record turns out not to describe
  * dist/ after all (a runtime it calls unchanged has no folder there), the run is done again without it.
  */
-function run(options: SynthOptions, preview: boolean): DiffResult {
-  return runOnce(options, preview) ?? runOnce({ ...options, cacheDir: undefined, committed: false }, preview)!;
+function run(options: SynthOptions, preview: boolean, planned?: (p: RunPlan) => void): DiffResult {
+  return runOnce(options, preview, planned) ?? runOnce({ ...options, cacheDir: undefined, committed: false }, preview, planned)!;
 }
 
-/** Undefined when the record does not describe dist/ (see keep). */
-function runOnce(options: SynthOptions, preview: boolean): DiffResult | undefined {
+/** Undefined when the record does not describe dist/ (see keep). `seen`: told the run's plan. */
+function runOnce(options: SynthOptions, preview: boolean, seen?: (p: RunPlan) => void): DiffResult | undefined {
   const planned = plan(options);
+  seen?.(planned);
   options.progress?.('checking the fleet', 0, planned.runtimeFiles);
   // Parts stream their files straight into the staging tree of an open write (bounded memory).
   let session: DistSession | undefined;

@@ -1,8 +1,10 @@
 // `kyma-fleet check`: the three questions of a pull request in one process (issue 28): is the fleet
 // valid (validate), is dist/ what synth would write (synth --check, exit 3), and what does the change
 // do to the rendered manifests against the base branch's dist/ (diff: the pull-request comment in
-// markdown, the complete unified diff). On a fresh CI runner each comparison renders only the
-// runtimes whose inputs differ from those recorded in that dist/'s index (src/run/committed-record.ts).
+// markdown, the complete unified diff). On a fresh CI runner the check renders only the runtimes
+// whose inputs differ from those recorded in dist/'s index (src/run/committed-record.ts); once dist/
+// is proven up to date, the comparison with the base is read from the two indexes
+// (src/run/base-diff.ts), else the base is rendered and compared as diff does.
 // Each part keeps its command's contract: the diagnostics and verdict of validate, the verdict and
 // file list of synth --check, and diff's own outputs (the diff command formats them from the
 // comparison made here). Exit 1 (invalid, or diff's --fail-on matched), 4 (I/O, lock), 3 (dist/ out
@@ -12,7 +14,8 @@ import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { type Diagnostic, ExitCode, hasErrors, normalizeDiagnostics } from '../../lib/diagnostics';
 import { diffSummary, isEmptyDiff } from '../../render/tree-diff';
-import { diffDist, type DiffResult } from '../../run/synth';
+import { diffBaseFromIndexes } from '../../run/base-diff';
+import { diffDist, diffDistProving, type DiffResult } from '../../run/synth';
 import { diffCommand } from './diff';
 import { writeFileAtomic } from '../../write/fsync';
 import { printJson, problemJson } from '../json-output';
@@ -54,10 +57,13 @@ export function checkCommand(streams: Streams, setExit: (code: number) => void):
     )
     .action((flags: CheckFlags) => {
       const options = { fleetDir: flags.fleet, cwd: streams.cwd, now: evaluationTime(flags.now, streams.env), cacheDir: cacheDirFor(flags, streams.cwd, streams.env) };
-      const check = diffDist({ ...options, outDir: flags.out, allowEmpty: flags.allowEmpty });
+      const { result: check, proven } = diffDistProving({ ...options, outDir: flags.out, allowEmpty: flags.allowEmpty });
       const separateBase = flags.base !== undefined && path.resolve(streams.cwd, flags.base) !== path.resolve(streams.cwd, flags.out);
-      // Against the base: the transition rules (immutable fields) and the diff, as `validate --out BASE` and `diff --out BASE`.
-      const base = separateBase && check.diff ? diffDist({ ...options, outDir: flags.base!, allowEmpty: true }) : check;
+      // Against the base: the transition rules (immutable fields) and the diff, as `validate --out BASE` and `diff --out BASE`;
+      // from the two indexes once dist/ is proven current (src/run/base-diff.ts).
+      const base = separateBase && check.diff
+        ? ((proven && diffBaseFromIndexes(options, flags.base!, proven)) ?? diffDist({ ...options, outDir: flags.base!, allowEmpty: true }))
+        : check;
       const diagnostics = normalizeDiagnostics([...check.diagnostics, ...(base === check ? [] : base.diagnostics)]) as Diagnostic[];
       const valid = !hasErrors(diagnostics) && check.diff !== undefined;
       const problem = check.problem ? { out: flags.out, problem: check.problem } : base.problem ? { out: flags.base!, problem: base.problem } : undefined;
