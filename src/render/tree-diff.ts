@@ -14,7 +14,8 @@ export interface TreeDiff {
   /**
    * Every runtime of dist/ before or after, with the names of its objects in kcp/ and garden/ (its
    * Runtime CR is named by the runtime ID, its Shoot by the Shoot name), in the order found: what
-   * sets one runtime's files apart from another's, so that the same change reads the same.
+   * sets one runtime's files apart from another's, so that the same change reads the same. Empty
+   * when nothing changed.
    */
   readonly identifiers: ReadonlyMap<string, readonly string[]>;
   /**
@@ -25,7 +26,6 @@ export interface TreeDiff {
   readonly manifests: ReadonlyMap<string, { readonly before?: string; readonly after?: string }>;
 }
 
-const runtimeOf = (file: string): string | undefined => /^runtimes\/([^/]+)\//.exec(file)?.[1];
 // runtimes/<name>/kcp|garden/<kind>-<object name>.yaml (manifestFileName in render-fleet.ts).
 const OBJECT_FILE = /^runtimes\/([^/]+)\/(?:kcp|garden)\/[a-z0-9]+-(.+)\.yaml$/;
 /** A manifest applied to a cluster: runtimes/<name>/<target>/<kind>-<name>.yaml (not the kustomization.yaml). */
@@ -33,14 +33,24 @@ const MANIFEST_FILE = /^runtimes\/[^/]+\/(?:skr|skr-config|kcp|garden)\/(?!kusto
 
 function runtimesIn(files: Iterable<string>, identifiers?: Map<string, string[]>): Set<string> {
   const out = new Set<string>();
+  // Files come folder by folder: the runtime of the last file is looked up once per folder.
+  let last: string | undefined;
+  let ids: string[] | undefined;
   for (const f of files) {
-    const r = runtimeOf(f);
-    if (r === undefined) continue;
-    out.add(r);
-    if (identifiers === undefined) continue;
-    let ids = identifiers.get(r);
-    if (ids === undefined) identifiers.set(r, (ids = []));
-    const object = f.endsWith('.yaml') ? OBJECT_FILE.exec(f)?.[2] : undefined;
+    if (!f.startsWith('runtimes/')) continue;
+    const slash = f.indexOf('/', 9);
+    if (slash <= 9) continue;
+    if (last === undefined || !(f.startsWith(last) && f.charCodeAt(last.length) === 0x2f)) {
+      last = f.slice(0, slash);
+      const r = last.slice(9);
+      out.add(r);
+      if (identifiers !== undefined) {
+        ids = identifiers.get(r);
+        if (ids === undefined) identifiers.set(r, (ids = []));
+      }
+    }
+    if (ids === undefined || !f.endsWith('.yaml') || !(f.startsWith('/kcp/', slash) || f.startsWith('/garden/', slash))) continue;
+    const object = OBJECT_FILE.exec(f)?.[2];
     if (object !== undefined && !ids.includes(object)) ids.push(object);
   }
   return out;
@@ -90,9 +100,11 @@ export function diffOfChanges(c: Changes, oldText: (file: string) => string, new
   for (const file of c.added) both(file, undefined, newText(file));
   for (const file of c.changed) both(file, oldText(file), newText(file));
   for (const file of c.removed) both(file, oldText(file), undefined);
+  // Nothing changed: no patch to group, no runtime's identifiers to mask (two lists of every file not walked).
+  const anyChange = c.added.length + c.changed.length + c.removed.length > 0;
   const identifiers = new Map<string, string[]>();
-  const before = runtimesIn(c.before, identifiers);
-  const after = runtimesIn(c.after, identifiers);
+  const before = anyChange ? runtimesIn(c.before, identifiers) : new Set<string>();
+  const after = anyChange ? runtimesIn(c.after, identifiers) : new Set<string>();
   const touched = [...runtimesIn([...c.added, ...c.removed, ...c.changed])].sort(cmp);
   return {
     added: [...c.added].sort(cmp),

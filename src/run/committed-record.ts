@@ -146,7 +146,7 @@ function recordOf(value: unknown): RuntimeRecord | undefined {
  * it (so its unchanged runtime files are not parsed) when the fleet-wide inputs and the time epoch
  * are those it names.
  */
-export function trustCommitted(committed: NonNullable<ReturnType<typeof readCommitted>>, scan: TreeScan, digest: string, layers: LoadedLayers, key: string, now: Date): RunRecord | undefined {
+export function trustCommitted(committed: NonNullable<ReturnType<typeof readCommitted>>, scan: Pick<TreeScan, 'editedRuntimes' | 'editedOutside'>, digest: string, layers: LoadedLayers, key: string, now: Date): RunRecord | undefined {
   if (scan.editedOutside) return undefined;
   const edited = scan.editedRuntimes;
   const runtimes: Record<string, RuntimeRecord> = Object.create(null) as Record<string, RuntimeRecord>;

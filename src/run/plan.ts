@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { indexTextDigest, parseIndex } from '../lib/dist-index';
 import { type FleetLayers, loadFleet, loadLayers } from '../load/load';
 import { readIndexBytes } from '../write/dist-writer';
-import { type TreeScan, scanTree, touchedSince } from '../write/tree-scan';
+import { startScan, startTouched, type TreeScan } from '../write/tree-scan';
 import { committedKey, readCommitted, trustCommitted } from './committed-record';
 import { threadLimit, workerCount } from './parallel/pool';
 import { epochOf, layersKey, loadRunRecord, type RunRecord } from './run-record';
@@ -78,11 +78,40 @@ export interface RunPlan extends CheckPlan {
 
 /** The plan of a synth: the check's plan, and whether a large fleet is rendered in parts. */
 export function plan(options: SynthOptions): RunPlan {
-  const planned = planCheck(options, true);
-  // With a usable record the run stays in this thread: runtimes/ is listed once, by the check.
-  const runtimeFiles = planned.reusable ? Object.keys(planned.reusable.runtimes).length : countRuntimeFiles(options, planned.layers);
-  const parts = planned.reusable ? 0 : workerCount(runtimeFiles, options.env ?? process.env);
-  return { ...planned, runtimeFiles, parts };
+  return startPlan(options).confirm().plan;
+}
+
+/**
+ * A plan whose look at dist/ (the file times of touchedSince, or the scan for the committed record)
+ * runs in worker threads while the caller checks the fleet with `assumed`: the plan as it is when
+ * dist/ turns out as the record says. `confirm` waits for the workers: `held` says whether the
+ * assumption held (what was done with `assumed` stands), else `plan` is the plan as it is.
+ */
+export interface StartedPlan<P extends CheckPlan> {
+  readonly assumed: P;
+  confirm(): { readonly plan: P; readonly held: boolean };
+  /** Stops the workers (the caller failed before it confirmed). */
+  cancel(): void;
+}
+
+/** The plan of a synth, started (see StartedPlan). */
+export function startPlan(options: SynthOptions): StartedPlan<RunPlan> {
+  const started = startPlanCheck(options, true);
+  const withParts = (planned: CheckPlan): RunPlan => {
+    // With a usable record the run stays in this thread: runtimes/ is listed once, by the check.
+    const runtimeFiles = planned.reusable ? Object.keys(planned.reusable.runtimes).length : countRuntimeFiles(options, planned.layers);
+    const parts = planned.reusable ? 0 : workerCount(runtimeFiles, options.env ?? process.env);
+    return { ...planned, runtimeFiles, parts };
+  };
+  const assumed = withParts(started.assumed);
+  return {
+    assumed,
+    confirm: () => {
+      const { plan: planned, held } = started.confirm();
+      return { plan: held ? { ...assumed, ...(planned.scan ? { scan: planned.scan } : {}) } : withParts(planned), held };
+    },
+    cancel: started.cancel,
+  };
 }
 
 /**
@@ -90,7 +119,14 @@ export function plan(options: SynthOptions): RunPlan {
  * even when there is no record (synth's transition rules use it; validate's check reads it itself,
  * and only when a rule asks).
  */
-export function planCheck(options: Pick<SynthOptions, 'fleetDir' | 'outDir' | 'cwd' | 'now' | 'allowEmpty' | 'cacheDir' | 'committed' | 'env'>, withoutRecord: boolean): CheckPlan {
+export function planCheck(options: PlanOptions, withoutRecord: boolean): CheckPlan {
+  return startPlanCheck(options, withoutRecord).confirm().plan;
+}
+
+type PlanOptions = Pick<SynthOptions, 'fleetDir' | 'outDir' | 'cwd' | 'now' | 'allowEmpty' | 'cacheDir' | 'committed' | 'env'>;
+
+/** planCheck, started (see StartedPlan). */
+export function startPlanCheck(options: PlanOptions, withoutRecord: boolean): StartedPlan<CheckPlan> {
   const outDir = path.resolve(options.cwd, options.outDir);
   const fleetRoot = path.resolve(options.cwd, options.fleetDir);
   const cacheDir = options.cacheDir;
@@ -101,29 +137,65 @@ export function planCheck(options: Pick<SynthOptions, 'fleetDir' | 'outDir' | 'c
   const bytes = (cacheDir && (record || withoutRecord)) || useCommitted ? readIndexBytes(outDir, true) : undefined;
   const text = bytes?.toString('utf8');
   const digest = text === undefined ? undefined : indexTextDigest(text);
+  const index = text === undefined ? undefined : { text, digest: digest! };
   // The record describes dist/ only while dist/'s index is the one that run wrote, and no file of
   // dist/ changed since that run wrote it (a hand edit keeps the index as it was).
   const view = record && digest === record.index ? parseIndex(text!, { ours: true })?.view : undefined;
-  const local = record && view && !touchedSince(outDir, view, record.settled, threadLimit(options.env)) ? record : undefined;
+  const touched = record && view ? startTouched(outDir, view, record.settled, threadLimit(options.env)) : undefined;
   const layers = loadLayers({ fleetDir: options.fleetDir, cwd: options.cwd });
   const key = layersKey(layers, { allowEmpty: options.allowEmpty ?? false });
+  const fleetKey = committedKey(layers);
+  const common = { outDir, fleetRoot, layers, key, index, committedKey: fleetKey };
+  const reusableOf = (trusted: RunRecord | undefined): RunRecord | undefined => (trusted && trusted.key === key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined);
+
   // Else the record committed in dist/'s index, once dist/'s files are hashed against it (the same
   // scan then stands for the write's walk of dist/ in a run that writes nothing).
-  const indexView = !local && useCommitted && text !== undefined ? parseIndex(text)?.view : undefined;
-  const inputs = indexView ? readCommitted(text!) : undefined;
-  const fleetKey = committedKey(layers);
-  // With other fleet-wide inputs than the record names, no runtime's input is the one it recorded
-  // (unless rollout rings render runtimes at earlier revisions): every runtime is rendered and
-  // compared anyway, and scanning dist/ first would only add to that.
-  const standsForSome = inputs !== undefined && (inputs.key === fleetKey || declaresRollout(layers));
-  const scan = standsForSome ? scanTree(outDir, indexView!, text!, threadLimit(options.env), bytes) : undefined;
-  const committed = inputs && scan ? trustCommitted(inputs, scan, digest!, layers, key, options.now) : undefined;
-  const trusted = local ?? committed;
-  const reusable = trusted && trusted.key === key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined;
-  const index = text === undefined ? undefined : { text, digest: digest! };
-  // A committed record's runtimes with edited files are rendered again and compared byte for byte.
-  return { outDir, fleetRoot, layers, key, trusted, reusable, index, verify: !cacheDir || !local, committed: committed !== undefined, committedKey: fleetKey, ...(scan ? { scan } : {}) };
+  const startCommitted = (): StartedPlan<CheckPlan> => {
+    const indexView = useCommitted && text !== undefined ? parseIndex(text)?.view : undefined;
+    const inputs = indexView ? readCommitted(text!) : undefined;
+    // With other fleet-wide inputs than the record names, no runtime's input is the one it recorded
+    // (unless rollout rings render runtimes at earlier revisions): every runtime is rendered and
+    // compared anyway, and scanning dist/ first would only add to that.
+    const standsForSome = inputs !== undefined && (inputs.key === fleetKey || declaresRollout(layers));
+    const scan = standsForSome ? startScan(outDir, indexView!, text!, threadLimit(options.env), bytes) : undefined;
+    const planOf = (committed: RunRecord | undefined, scanned?: TreeScan): CheckPlan => ({
+      ...common,
+      trusted: committed,
+      reusable: reusableOf(committed),
+      // A committed record's runtimes with edited files are rendered again and compared byte for byte.
+      verify: true,
+      committed: committed !== undefined,
+      ...(scanned ? { scan: scanned } : {}),
+    });
+    // Assumed: every file as the index lists it.
+    const assumed = planOf(inputs && scan ? trustCommitted(inputs, UNEDITED, digest!, layers, key, options.now) : undefined);
+    return {
+      assumed,
+      confirm: () => {
+        const scanned = scan?.finish();
+        const committed = inputs && scanned ? trustCommitted(inputs, scanned, digest!, layers, key, options.now) : undefined;
+        const held = committed !== undefined && assumed.trusted !== undefined && scanned!.editedRuntimes.size === 0;
+        return { plan: held ? { ...assumed, scan: scanned! } : planOf(committed, scanned), held: held || (assumed.trusted === undefined && committed === undefined) };
+      },
+      cancel: () => scan?.cancel(),
+    };
+  };
+
+  if (!touched) return startCommitted();
+  // Assumed: no file of dist/ changed since the record's run.
+  const assumed: CheckPlan = { ...common, trusted: record, reusable: reusableOf(record), verify: !cacheDir, committed: false };
+  return {
+    assumed,
+    confirm: () => {
+      if (!touched.finish()) return { plan: assumed, held: true };
+      return { plan: startCommitted().confirm().plan, held: false };
+    },
+    cancel: touched.cancel,
+  };
 }
+
+/** A scan that found every file as the index lists it. */
+const UNEDITED = { editedRuntimes: new Set<string>(), editedOutside: false } as const;
 
 /** Whether fleet.yaml declares spec.rollout (whatever else it says: the check judges it). */
 function declaresRollout(layers: FleetLayers): boolean {

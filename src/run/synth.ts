@@ -21,7 +21,7 @@ import { type DistSession, openDist, type WriteResult } from '../write/dist-writ
 import type { ProvenDist } from './base-diff';
 import { type CheckedFleet, checkWithRecord, type RecordCheckOptions } from './check';
 import { inputsSection } from './committed-record';
-import { plan, planCheck, type RunPlan, type SynthOptions } from './plan';
+import { planCheck, type RunPlan, startPlan, type SynthOptions } from './plan';
 import { renderedRuntimeRecord } from './record';
 import { renderInParts } from './render-parts';
 import { epochOf, layersKey, loadRunRecord, type RunRecord, saveRunRecord, timeThresholds } from './run-record';
@@ -78,9 +78,23 @@ function run(options: SynthOptions, preview: boolean, planned?: (p: RunPlan) => 
 
 /** Undefined when the record does not describe dist/ (see keep). `seen`: told the run's plan. */
 function runOnce(options: SynthOptions, preview: boolean, seen?: (p: RunPlan) => void): DiffResult | undefined {
-  const planned = plan(options);
+  const started = startPlan(options);
+  // The fleet is checked while worker threads look at dist/ (the plan as it is when dist/ is as
+  // the record says); when it is not, the check is made again with the plan as it is.
+  let early: ReturnType<typeof check> | undefined;
+  if (started.assumed.parts === 0) {
+    options.progress?.('checking the fleet', 0, started.assumed.runtimeFiles);
+    try {
+      early = check(options, started.assumed);
+    } catch (e) {
+      started.cancel();
+      throw e;
+    }
+  }
+  const confirmed = started.confirm();
+  const planned = confirmed.plan;
   seen?.(planned);
-  options.progress?.('checking the fleet', 0, planned.runtimeFiles);
+  if (!early || !confirmed.held) options.progress?.('checking the fleet', 0, planned.runtimeFiles);
   // Parts stream their files straight into the staging tree of an open write (bounded memory).
   let session: DistSession | undefined;
   let outcome: RenderOutcome | undefined;
@@ -101,7 +115,7 @@ function runOnce(options: SynthOptions, preview: boolean, seen?: (p: RunPlan) =>
       }
     }
   }
-  outcome ??= renderInThread(check(options, planned), planned, preview);
+  outcome ??= renderInThread(early && confirmed.held ? early : check(options, planned), planned, preview);
   if ('failed' in outcome) return outcome.failed;
   if ('upToDate' in outcome) return outcome.upToDate;
   const rendered = outcome.rendered;

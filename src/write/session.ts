@@ -228,8 +228,9 @@ export class Session implements DistSession {
       keptAt[i] = 1;
       keptRels.push(before[i]!);
     }
-    // The default sort compares UTF-16 code units, as cmp does.
-    const after = [...this.hashes.keys(), ...keptRels].sort();
+    // keptRels are in index order; the session's own files, sorted, are merged in (the default sort
+    // compares UTF-16 code units, as cmp does).
+    const after = mergeSorted([...this.hashes.keys()].sort(), keptRels);
     const added: string[] = [];
     const changed: string[] = [];
     for (const rel of [...this.written].sort()) (view && view.find(rel) >= 0 ? changed : added).push(rel);
@@ -379,4 +380,16 @@ function unchanged(indexText: string, index: { readonly chunks: readonly string[
   if (partialWalk) return true; // trusted folders were not listed: the index vouches for them
   if (existing.files !== files + 1) return false;
   return existing.dirs.length === dirs.length && existing.dirs.every((d, i) => d === dirs[i]);
+}
+
+/** Two sorted lists of distinct strings as one sorted list. */
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  if (a.length === 0) return [...b];
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(a[i]! < b[j]! ? a[i++]! : b[j++]!);
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
 }

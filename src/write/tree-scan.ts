@@ -5,7 +5,9 @@
 // hashed once; separately, the two cost 1.5x as much (a 10,000-runtime dist/: 130,000 files in
 // 50,000 folders). For a large tree the runtime folders are split in ranges over worker threads
 // (./tree-scan-worker.ts); the rest of dist/ (gitops/, the top level) is done here meanwhile.
-// touchedSince, the cheaper question a plain synth asks, is split the same way. Read only.
+// touchedSince, the cheaper question a plain synth asks, is split the same way. Both can be started
+// and finished later (startScan, startTouched), so that the caller checks the fleet while the
+// workers read dist/. Read only.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -61,28 +63,73 @@ const MIN_FOLDERS_PER_WORKER = 1000;
 
 const RUNTIME_NAME = /^runtimes\/([^/]+)\//;
 
+/** A scan or look started in worker threads: `finish` does this thread's share and waits for theirs. */
+export interface Pending<T> {
+  finish(): T;
+  /** Stops the workers (the caller failed, or no longer needs the answer). */
+  cancel(): void;
+}
+
 /**
  * Scans dist/ at `root` against its index. `threads`: at most this many worker threads (0 or 1:
  * this thread only), one per `perThread` runtime folders (tests make it small). Undefined when a
  * folder cannot be listed (the write's own inspection reports it).
  */
 export function scanTree(root: string, view: IndexView, indexText: string, threads: number, shared?: Buffer, perThread = MIN_FOLDERS_PER_WORKER): TreeScan | undefined {
+  return startScan(root, view, indexText, threads, shared, perThread).finish();
+}
+
+/**
+ * scanTree, started: the workers scan the runtime folders while the caller works on; `finish`
+ * scans the rest of dist/ in this thread and waits for them.
+ */
+export function startScan(root: string, view: IndexView, indexText: string, threads: number, shared?: Buffer, perThread = MIN_FOLDERS_PER_WORKER): Pending<TreeScan | undefined> {
   // Byte offsets are the text's offsets when the text is ASCII.
   const bytes = shared && shared.buffer instanceof SharedArrayBuffer && shared.byteOffset === 0 && shared.length === indexText.length ? (shared.buffer as SharedArrayBuffer) : undefined;
   const linesOf = (from: number, to: number): Lines => {
     const span = bytes && from < to ? view.textSpan(from, to) : undefined;
     return span ? { shared: bytes!, start: span[0], end: span[1] } : view.linesOf(from, to);
   };
+  let started: ReturnType<typeof startParts> | undefined;
   try {
-    return scan(root, view, indexText, threads, perThread, linesOf);
+    started = startParts(root, view, threads, perThread, linesOf);
   } catch (e) {
-    // A folder that cannot be listed (gone, not a folder, no access); anything else is a bug.
-    if (typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined) return undefined;
-    throw e;
+    if (!isErrno(e)) throw e;
   }
+  return {
+    finish: () => {
+      if (!started) return undefined;
+      try {
+        return finishScan(root, view, indexText, started);
+      } catch (e) {
+        started.tasks?.cancel();
+        // A folder that cannot be listed (gone, not a folder, no access); anything else is a bug.
+        if (isErrno(e)) return undefined;
+        throw e;
+      }
+    },
+    cancel: () => started?.tasks?.cancel(),
+  };
 }
 
-function scan(root: string, view: IndexView, indexText: string, threads: number, perThread: number, linesOf: (from: number, to: number) => Lines): TreeScan {
+function isErrno(e: unknown): boolean {
+  return typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined;
+}
+
+/** The runtime folders in ranges, started in workers when there are several. */
+function startParts(root: string, view: IndexView, threads: number, perThread: number, linesOf: (from: number, to: number) => Lines) {
+  const runtimes = fs.lstatSync(path.join(root, 'runtimes'), { throwIfNoEntry: false })?.isDirectory() ? fs.readdirSync(path.join(root, 'runtimes'), { withFileTypes: true }) : [];
+  const names = runtimes.filter((e) => e.isDirectory()).map((e) => e.name).sort((a, b) => cmp(`${a}/`, `${b}/`));
+  const [from, to] = view.folder('runtimes');
+  const parts = partsOf(names, view, from, to, Math.min(threads, Math.floor(names.length / perThread)));
+  const inputs = parts.map((p): ScanPartInput => ({ root, names: p.names, lines: linesOf(p.from, p.to) }));
+  const script = inputs.length > 1 ? compiledScript(__dirname, 'tree-scan-worker.js') : undefined;
+  const tasks = script ? startSyncTasks<ScanPartInput, ScanPartResult>(script, inputs) : undefined;
+  return { inputs, tasks, from, to };
+}
+
+function finishScan(root: string, view: IndexView, indexText: string, started: ReturnType<typeof startParts>): TreeScan {
+  const { inputs, tasks, from, to } = started;
   const dirs: string[] = [];
   const others: string[] = [];
   const foreign: string[] = [];
@@ -90,14 +137,6 @@ function scan(root: string, view: IndexView, indexText: string, threads: number,
   let files = 0;
   let editedOutside = false;
   let seenOutside = 0;
-  // The runtime folders go to the parts, started first; this thread does the rest meanwhile.
-  const runtimes = fs.lstatSync(path.join(root, 'runtimes'), { throwIfNoEntry: false })?.isDirectory() ? fs.readdirSync(path.join(root, 'runtimes'), { withFileTypes: true }) : [];
-  const names = runtimes.filter((e) => e.isDirectory()).map((e) => e.name).sort((a, b) => cmp(`${a}/`, `${b}/`));
-  const [from, to] = view.folder('runtimes');
-  const parts = partsOf(names, view, from, to, Math.min(threads, Math.floor(names.length / perThread)));
-  const inputs = parts.map((p): ScanPartInput => ({ root, names: p.names, lines: linesOf(p.from, p.to) }));
-  const script = inputs.length > 1 ? compiledScript(__dirname, 'tree-scan-worker.js') : undefined;
-  const started = script ? startSyncTasks<ScanPartInput, ScanPartResult>(script, inputs) : undefined;
   // Everything but the runtime folders (runtimes/ itself is listed again: a folder of names).
   const outside: TreeVisitor = {
     dir: (rel) => {
@@ -116,13 +155,8 @@ function scan(root: string, view: IndexView, indexText: string, threads: number,
     },
     other: (rel) => void others.push(rel),
   };
-  try {
-    walkTree(root, '', outside);
-  } catch (e) {
-    started?.cancel();
-    throw e;
-  }
-  const answered = started?.wait();
+  walkTree(root, '', outside);
+  const answered = tasks?.wait();
   const results = answered ?? inputs.map((input) => scanPart(input));
   const editedRuntimes = new Set<string>();
   let stray = 0;
@@ -285,15 +319,24 @@ const MIN_FILES_PER_WORKER = 20000;
  * `touch`) only cost that one verifying run.
  */
 export function touchedSince(root: string, view: IndexView, settled: number, threads: number, perThread = MIN_FILES_PER_WORKER): boolean {
+  return startTouched(root, view, settled, threads, perThread).finish();
+}
+
+/** touchedSince, started: the workers look while the caller works on; `finish` waits for them. */
+export function startTouched(root: string, view: IndexView, settled: number, threads: number, perThread = MIN_FILES_PER_WORKER): Pending<boolean> {
   const count = Math.min(threads, Math.floor(view.size / perThread));
   const script = count > 1 ? compiledScript(__dirname, 'tree-scan-worker.js') : undefined;
-  if (script) {
-    const inputs = Array.from({ length: count }, (_, k): TouchedPartInput => ({ root, settled, lines: view.linesOf(Math.floor((view.size * k) / count), Math.floor((view.size * (k + 1)) / count)) }));
-    const answered = startSyncTasks<TouchedPartInput, boolean>(script, inputs).wait();
-    if (answered) return answered.some(Boolean);
-  }
-  for (let i = 0; i < view.size; i++) if (touched(root, view.relAt(i), settled)) return true;
-  return false;
+  const inputs = script ? Array.from({ length: count }, (_, k): TouchedPartInput => ({ root, settled, lines: view.linesOf(Math.floor((view.size * k) / count), Math.floor((view.size * (k + 1)) / count)) })) : [];
+  const tasks = script ? startSyncTasks<TouchedPartInput, boolean>(script, inputs) : undefined;
+  return {
+    finish: () => {
+      const answered = tasks?.wait();
+      if (answered) return answered.some(Boolean);
+      for (let i = 0; i < view.size; i++) if (touched(root, view.relAt(i), settled)) return true;
+      return false;
+    },
+    cancel: () => tasks?.cancel(),
+  };
 }
 
 /** touchedSince for one range of the index. */
