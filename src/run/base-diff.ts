@@ -6,14 +6,16 @@
 // are read, from both trees, for their patches; only the runtimes they belong to are checked again,
 // against the base's render (the transition rules: a runtime whose files are the same in both trees
 // makes no transition). The base is neither rendered nor scanned: it is taken as its own index
-// records it, which the base branch's own check proved (docs/ci.md, "What check reads of the base").
+// records it, which the base branch's own check proved (docs/ci.md, "What check reads of the base"),
+// and its index is streamed, never held (../lib/index-stream.ts: 200 MB at 100,000 runtimes).
 // Undefined where this does not apply: the base is not a folder with a kyma-fleet index, or a
 // runtime that changed cannot be found by the record; the caller then compares as diff does.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp, ExitCode, hasErrors, normalizeDiagnostics } from '../lib/diagnostics';
-import { type IndexView, loadIndex } from '../lib/dist-index';
+import { INDEX_FILE, type IndexView } from '../lib/dist-index';
+import { indexEntries, NotCanonicalIndex } from '../lib/index-stream';
 import type { FleetLayers } from '../load/load';
 import { diffOfChanges } from '../render/tree-diff';
 import { checkFleet } from './check';
@@ -38,22 +40,61 @@ export interface IndexChanges {
   readonly removed: string[];
 }
 
-/** One merge of two sorted indexes: what `after` adds, changes (another sha256) and removes against `before`. */
-export function compareIndexes(before: IndexView, after: IndexView): IndexChanges {
-  const out: IndexChanges = { added: [], changed: [], removed: [] };
-  let i = 0;
+/** One merge of two sorted lists of entries: what `after` adds, changes (another sha256) and removes against `before`. */
+export function compareIndexes(before: Iterable<readonly [string, string]>, after: IndexView): IndexChanges {
+  return mergeIndexes(before, after).changes;
+}
+
+/**
+ * compareIndexes, and the entries of `before` in the runtime folders (runtimes/<name>/) where
+ * something changes, in order: all of `before` that `after` does not have the same (the rest of
+ * its runtime folders are in `after` as they are).
+ */
+function mergeIndexes(before: Iterable<readonly [string, string]>, after: IndexView): { changes: IndexChanges; changedFolders: Array<readonly [string, string]> } {
+  const changes: IndexChanges = { added: [], changed: [], removed: [] };
+  const changedFolders: Array<readonly [string, string]> = [];
+  // The base's entries of the runtime folder being read, and whether anything in it changes.
+  let folder: string | undefined;
+  let held: Array<readonly [string, string]> = [];
+  let touched = false;
+  const inFolder = (rel: string): boolean => folder !== undefined && rel.startsWith(folder);
+  const endFolder = (): void => {
+    if (touched) for (const e of held) changedFolders.push(e);
+    folder = undefined;
+    held = [];
+    touched = false;
+  };
   let j = 0;
-  while (i < before.size || j < after.size) {
-    const order = i === before.size ? 1 : j === after.size ? -1 : cmp(before.relAt(i), after.relAt(j));
-    if (order < 0) out.removed.push(before.relAt(i++));
-    else if (order > 0) out.added.push(after.relAt(j++));
-    else {
-      if (before.hashAt(i) !== after.hashAt(j)) out.changed.push(after.relAt(j));
-      i++;
+  const addUpTo = (rel: string | undefined): void => {
+    while (j < after.size && (rel === undefined || cmp(after.relAt(j), rel) < 0)) {
+      const added = after.relAt(j++);
+      changes.added.push(added);
+      if (inFolder(added)) touched = true;
+    }
+  };
+  for (const entry of before) {
+    const [rel, hash] = entry;
+    addUpTo(rel);
+    if (!inFolder(rel)) {
+      endFolder();
+      const name = RUNTIME_FOLDER.exec(rel)?.[1];
+      if (name !== undefined) folder = `runtimes/${name}/`;
+    }
+    if (folder !== undefined) held.push(entry);
+    if (j < after.size && after.relAt(j) === rel) {
+      if (after.hashAt(j) !== hash) {
+        changes.changed.push(rel);
+        touched = true;
+      }
       j++;
+    } else {
+      changes.removed.push(rel);
+      touched = true;
     }
   }
-  return out;
+  addUpTo(undefined);
+  endFolder();
+  return { changes, changedFolders };
 }
 
 const RUNTIME_FOLDER = /^runtimes\/([^/]+)\//;
@@ -64,17 +105,27 @@ const RUNTIME_FOLDER = /^runtimes\/([^/]+)\//;
  */
 export function diffBaseFromIndexes(options: Pick<SynthOptions, 'fleetDir' | 'cwd' | 'now' | 'allowEmpty'>, baseDir: string, proven: ProvenDist): DiffResult | undefined {
   const baseRoot = path.resolve(options.cwd, baseDir);
-  let base: IndexView;
+  const indexFile = path.join(baseRoot, INDEX_FILE);
   try {
-    // Not a folder, a symlink, no or a foreign index: diff words what is wrong with it.
-    if (!fs.lstatSync(baseRoot).isDirectory()) return undefined;
-    const read = loadIndex(baseRoot);
-    if (read.kind !== 'ok') return undefined;
-    base = read.index.view;
-  } catch {
-    return undefined;
+    // Not a folder, a symlink, no index or not a file: diff words what is wrong with it.
+    if (!fs.lstatSync(baseRoot).isDirectory() || !fs.lstatSync(indexFile).isFile()) return undefined;
+    return compareWithBase(options, baseDir, baseRoot, indexFile, proven);
+  } catch (e) {
+    // An index that is not canonical kyma-fleet text, or that cannot be read: the careful way.
+    if (e instanceof NotCanonicalIndex || isErrno(e)) return undefined;
+    throw e;
   }
-  const changes = compareIndexes(base, proven.view);
+}
+
+function isErrno(e: unknown): boolean {
+  return typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined;
+}
+
+function compareWithBase(options: Pick<SynthOptions, 'fleetDir' | 'cwd' | 'now' | 'allowEmpty'>, baseDir: string, baseRoot: string, indexFile: string, proven: ProvenDist): DiffResult | undefined {
+  // The base's index is streamed, never held (200 MB at 100,000 runtimes): one merge gives the
+  // changes and the base's entries of the runtime folders they touch (for the transition rules and
+  // the runtimes' identifiers; the other folders are in dist/'s index as they are).
+  const { changes, changedFolders } = mergeIndexes(indexEntries(indexFile), proven.view);
   // The runtimes still in the fleet whose files change (one that is removed makes no transition).
   const touched = new Set<string>();
   for (const rel of [...changes.added, ...changes.changed]) {
@@ -91,6 +142,9 @@ export function diffBaseFromIndexes(options: Pick<SynthOptions, 'fleetDir' | 'cw
   }
   let diagnostics: DiffResult['diagnostics'] = [];
   if (files.size > 0) {
+    // The base's sha256 of the files the transition rules read (a runtime's skr-config/ and skr/).
+    const config = new Map<string, string>();
+    for (const [rel, hash] of changedFolders) if (CONFIG_FILE.test(rel)) config.set(rel, hash);
     const checked = checkFleet({
       fleetDir: options.fleetDir,
       cwd: options.cwd,
@@ -99,7 +153,7 @@ export function diffBaseFromIndexes(options: Pick<SynthOptions, 'fleetDir' | 'cw
       layers: proven.layers,
       partOfFleet: true,
       previousDist: baseDir,
-      previousIndex: () => base,
+      previousIndex: () => ({ hashOf: (rel: string) => config.get(rel) }),
       runtimes: {
         plan: () => ({ names: [...files].sort(cmp).map((rel) => rel.slice('runtimes/'.length)), select: (rel) => files.has(rel) }),
         identities: () => [],
@@ -118,10 +172,14 @@ export function diffBaseFromIndexes(options: Pick<SynthOptions, 'fleetDir' | 'cw
       return '';
     }
   };
-  const diff = diffOfChanges({ ...changes, before: entries(base), after: entries(proven.view) }, read(baseRoot), read(proven.outDir));
+  const before = changedFolders.map(([rel]) => rel);
+  const diff = diffOfChanges({ ...changes, before, after: entries(proven.view) }, read(baseRoot), read(proven.outDir));
   return { exitCode: ExitCode.Ok, diagnostics, runtimes: Object.keys(proven.record.runtimes).length, rendered: 0, diff };
 }
 
-function* entries(view: IndexView): Iterable<string> {
+/** A runtime's files that the transition rules read (src/load/load-previous.ts). */
+const CONFIG_FILE = /^runtimes\/([^/]+)\/(?:skr-config|skr)\//;
+
+function* entries(view: IndexView): Generator<string> {
   for (let i = 0; i < view.size; i++) yield view.relAt(i);
 }

@@ -134,7 +134,7 @@ export function startPlanCheck(options: PlanOptions, withoutRecord: boolean): St
   const record = cacheDir ? loadRunRecord(cacheDir, options.cwd, fleetRoot, outDir) : undefined;
   // In shared memory: the scan's worker threads read their ranges of it without a copy. Only the
   // text is kept (the write compares the index under its lock by digest).
-  const bytes = (cacheDir && (record || withoutRecord)) || useCommitted ? readIndexBytes(outDir, true) : undefined;
+  let bytes = (cacheDir && (record || withoutRecord)) || useCommitted ? readIndexBytes(outDir, true) : undefined;
   const text = bytes?.toString('utf8');
   const digest = text === undefined ? undefined : indexTextDigest(text);
   const index = text === undefined ? undefined : { text, digest: digest! };
@@ -158,6 +158,8 @@ export function startPlanCheck(options: PlanOptions, withoutRecord: boolean): St
     // compared anyway, and scanning dist/ first would only add to that.
     const standsForSome = inputs !== undefined && (inputs.key === fleetKey || declaresRollout(layers));
     const scan = standsForSome ? startScan(outDir, indexView!, text!, threadLimit(options.env), bytes) : undefined;
+    // Held by the scan's workers until they finish; the plan keeps only the text.
+    bytes = undefined;
     const planOf = (committed: RunRecord | undefined, scanned?: TreeScan): CheckPlan => ({
       ...common,
       trusted: committed,
@@ -187,7 +189,10 @@ export function startPlanCheck(options: PlanOptions, withoutRecord: boolean): St
   return {
     assumed,
     confirm: () => {
-      if (!touched.finish()) return { plan: assumed, held: true };
+      if (!touched.finish()) {
+        bytes = undefined;
+        return { plan: assumed, held: true };
+      }
       return { plan: startCommitted().confirm().plan, held: false };
     },
     cancel: touched.cancel,
