@@ -18,6 +18,7 @@ import { INDEX_FILE, type IndexView } from '../lib/dist-index';
 import { indexEntries, NotCanonicalIndex } from '../lib/index-stream';
 import type { FleetLayers } from '../load/load';
 import { diffOfChanges } from '../render/tree-diff';
+import { isSystemError } from '../write/result';
 import { checkFleet } from './check';
 import type { SynthOptions } from './plan';
 import type { RunRecord } from './run-record';
@@ -112,13 +113,9 @@ export function diffBaseFromIndexes(options: Pick<SynthOptions, 'fleetDir' | 'cw
     return compareWithBase(options, baseDir, baseRoot, indexFile, proven);
   } catch (e) {
     // An index that is not canonical kyma-fleet text, or that cannot be read: the careful way.
-    if (e instanceof NotCanonicalIndex || isErrno(e)) return undefined;
+    if (e instanceof NotCanonicalIndex || isSystemError(e)) return undefined;
     throw e;
   }
-}
-
-function isErrno(e: unknown): boolean {
-  return typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined;
 }
 
 function compareWithBase(options: Pick<SynthOptions, 'fleetDir' | 'cwd' | 'now' | 'allowEmpty'>, baseDir: string, baseRoot: string, indexFile: string, proven: ProvenDist): DiffResult | undefined {

@@ -76,11 +76,6 @@ export interface RunPlan extends CheckPlan {
   readonly parts: number;
 }
 
-/** The plan of a synth: the check's plan, and whether a large fleet is rendered in parts. */
-export function plan(options: SynthOptions): RunPlan {
-  return startPlan(options).confirm().plan;
-}
-
 /**
  * A plan whose look at dist/ (the file times of touchedSince, or the scan for the committed record)
  * runs in worker threads while the caller checks the fleet with `assumed`: the plan as it is when
@@ -94,7 +89,7 @@ export interface StartedPlan<P extends CheckPlan> {
   cancel(): void;
 }
 
-/** The plan of a synth, started (see StartedPlan). */
+/** The plan of a synth (the check's plan, and whether a large fleet is rendered in parts), started (see StartedPlan). */
 export function startPlan(options: SynthOptions): StartedPlan<RunPlan> {
   const started = startPlanCheck(options, true);
   const withParts = (planned: CheckPlan): RunPlan => {
@@ -176,8 +171,10 @@ export function startPlanCheck(options: PlanOptions, withoutRecord: boolean): St
       confirm: () => {
         const scanned = scan?.finish();
         const committed = inputs && scanned ? trustCommitted(inputs, scanned, digest!, layers, key, options.now) : undefined;
-        const held = committed !== undefined && assumed.trusted !== undefined && scanned!.editedRuntimes.size === 0;
-        return { plan: held ? { ...assumed, scan: scanned! } : planOf(committed, scanned), held: held || (assumed.trusted === undefined && committed === undefined) };
+        // Without a record to trust there was nothing to assume (and no scan).
+        if (assumed.trusted === undefined) return { plan: assumed, held: true };
+        const held = committed !== undefined && scanned!.editedRuntimes.size === 0;
+        return { plan: held ? { ...assumed, scan: scanned! } : planOf(committed, scanned), held };
       },
       cancel: () => scan?.cancel(),
     };

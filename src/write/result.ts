@@ -27,6 +27,11 @@ export function isErrno(e: unknown): e is NodeJS.ErrnoException {
   return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string';
 }
 
+/** An error of a system call (it names the call): not Node's own ERR_* codes, which are bugs. */
+export function isSystemError(e: unknown): e is NodeJS.ErrnoException {
+  return isErrno(e) && e.syscall !== undefined;
+}
+
 export function withPath<T>(file: string, fn: () => T): T {
   try {
     return fn();

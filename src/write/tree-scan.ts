@@ -15,6 +15,7 @@ import { cmp } from '../lib/diagnostics';
 import { sha256 } from '../lib/digest';
 import { INDEX_FILE, type IndexView } from '../lib/dist-index';
 import { compiledScript, startSyncTasks } from '../lib/sync-workers';
+import { isSystemError } from './result';
 
 /** What a scan of dist/ found, compared with the index it was given. */
 export interface TreeScan {
@@ -94,7 +95,7 @@ export function startScan(root: string, view: IndexView, indexText: string, thre
   try {
     started = startParts(root, view, threads, perThread, linesOf);
   } catch (e) {
-    if (!isErrno(e)) throw e;
+    if (!isSystemError(e)) throw e;
   }
   // The index's bytes (200 MB at 100,000 runtimes) are held by the parts until they finish, not by this scan.
   bytes = undefined;
@@ -108,16 +109,12 @@ export function startScan(root: string, view: IndexView, indexText: string, thre
       } catch (e) {
         parts.tasks?.cancel();
         // A folder that cannot be listed (gone, not a folder, no access); anything else is a bug.
-        if (isErrno(e)) return undefined;
+        if (isSystemError(e)) return undefined;
         throw e;
       }
     },
     cancel: () => started?.tasks?.cancel(),
   };
-}
-
-function isErrno(e: unknown): boolean {
-  return typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined;
 }
 
 /** The runtime folders in ranges, started in workers when there are several. */
