@@ -12,6 +12,7 @@ import { Document, parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFleet } from '../bench/generate-fleet';
 import { normalizeDiagnostics } from '../src/lib/diagnostics';
+import { sha256 } from '../src/lib/digest';
 import { runParts } from '../src/run/parallel/pool';
 import { synth, type SynthResult } from '../src/run/synth';
 import { treeHash } from './write/dist-fixture';
@@ -189,6 +190,36 @@ describe('incremental synth equals a cold single-threaded synth', () => {
     fs.rmSync(path.join(edited, 'runtimes', first));
     expect(fast(edited, outDir, path.join(dir, 'other-cache'), NOW).exitCode).toBe(0);
     // ... so this cache's record no longer describes dist/: the next run renders what the fleet says.
+    const r = fast(fleetDir, outDir, cacheDir, NOW);
+    expect(r).toMatchObject({ exitCode: 0, changed: true });
+    expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
+  });
+
+  it('a record whose index does not list a kept runtime\'s own GitOps file is not trusted for it: the run is done again', () => {
+    const dir = path.join(root, 'gitops-unlisted');
+    const fleetDir = path.join(dir, 'fleet');
+    generateFleet(fleetDir, 25, 4);
+    const outDir = path.join(dir, 'dist');
+    const cacheDir = path.join(dir, 'cache');
+    expect(fast(fleetDir, outDir, cacheDir, NOW).exitCode).toBe(0);
+    // One runtime's Flux Kustomization (kcp) gone from dist/ and from its index, and the record made
+    // to name that index (as if the run that wrote it had left the file out).
+    const names = fs.readdirSync(path.join(fleetDir, 'runtimes')).sort();
+    const kept = names[3]!.replace(/\.yaml$/, '');
+    const indexFile = path.join(outDir, '.kyma-fleet-index.json');
+    const text = fs.readFileSync(indexFile, 'utf8');
+    const line = new RegExp(`^    "(gitops/flux/shards/[0-9a-f]+/${kept}-kcp\\.yaml)": "[0-9a-f]{64}",\n`, 'm').exec(text);
+    expect(line).not.toBeNull();
+    fs.rmSync(path.join(outDir, line![1]!));
+    const edited = text.replace(line![0], '');
+    fs.writeFileSync(indexFile, edited);
+    const [recordFile] = fs.readdirSync(cacheDir).filter((n) => n.startsWith('run-'));
+    const record = JSON.parse(fs.readFileSync(path.join(cacheDir, recordFile!), 'utf8')) as { index: string; settled: number };
+    record.index = sha256(edited);
+    record.settled = Date.now() + 60_000;
+    fs.writeFileSync(path.join(cacheDir, recordFile!), JSON.stringify(record));
+    // Another runtime changes, so the run renders it and keeps the others.
+    apply(fleetDir, { kind: 'channel', index: 0, channel: 'fast' }, () => '00000000-0000-4000-8000-000000000000');
     const r = fast(fleetDir, outDir, cacheDir, NOW);
     expect(r).toMatchObject({ exitCode: 0, changed: true });
     expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);

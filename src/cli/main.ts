@@ -1,36 +1,55 @@
 // The kyma-fleet command line: parses arguments with commander and maps every outcome to the
 // exit codes of the product contract (the table in ../lib/diagnostics.ts, explained by the help and
 // docs/cli.md). Commands live in ./commands, one per file. `kyma-fleet __complete WORD...` is the
-// hidden entry point of the shell completion scripts (./completion.ts).
+// hidden entry point of the shell completion scripts (./completion.ts). A run of one command loads
+// only that command's module (`kyma-fleet synth` does not load status's Kubernetes client).
 
 import { Command, CommanderError, Option } from 'commander';
 import { EXTENSIONS } from '../extensions';
 import { ExitCode } from '../lib/diagnostics';
 import { packageVersion } from '../lib/version';
-import { registerCommand } from './commands/register';
-import { applyCommand } from './commands/apply';
-import { completionCommand } from './commands/completion';
-import { checkCommand } from './commands/check';
-import { diffCommand } from './commands/diff';
-import { explainCommand } from './commands/explain';
-import { initCommand } from './commands/init';
-import { mergeCommand } from './commands/merge';
-import { newCommand } from './commands/new';
-import { rolloutCommand } from './commands/rollout';
-import { statusCommand } from './commands/status';
-import { synthCommand } from './commands/synth';
-import { validateCommand } from './commands/validate';
-import { versionCommand } from './commands/version';
-import { catalogCommand } from './commands/catalog';
-import { importCommand } from './commands/import';
-import { profileCommand } from './commands/profile';
 import { COMPLETE_COMMAND, completeWords } from './completion';
 import { topLevelHelpText } from './help-text';
 import { UsageError } from './options';
 import { gatedStreams, type OutputMode } from './quiet';
 import { processStreams, quietOnClosedStdout, type Streams } from './report';
 
-export function buildProgram(streams: Streams, setExit: (code: number) => void, setMode: (mode: OutputMode) => void = () => {}): Command {
+type CommandFactory = (streams: Streams, setExit: (code: number) => void) => Command;
+
+/** The commands in the order help lists them, each loaded when it is registered. */
+const COMMANDS: ReadonlyArray<readonly [string, () => Promise<CommandFactory>]> = [
+  ['validate', async () => (await import('./commands/validate')).validateCommand],
+  ['synth', async () => (await import('./commands/synth')).synthCommand],
+  ['merge', async () => (await import('./commands/merge')).mergeCommand],
+  ['diff', async () => (await import('./commands/diff')).diffCommand],
+  ['check', async () => (await import('./commands/check')).checkCommand],
+  ['explain', async () => (await import('./commands/explain')).explainCommand],
+  ['status', async () => (await import('./commands/status')).statusCommand],
+  ['rollout', async () => (await import('./commands/rollout')).rolloutCommand],
+  ['apply', async () => (await import('./commands/apply')).applyCommand],
+  ['register', async () => (await import('./commands/register')).registerCommand],
+  ['init', async () => (await import('./commands/init')).initCommand],
+  ['new', async () => (await import('./commands/new')).newCommand],
+  ['version', async () => (await import('./commands/version')).versionCommand],
+  ['import', async () => (await import('./commands/import')).importCommand],
+  ['catalog', async () => (await import('./commands/catalog')).catalogCommand],
+  ['profile', async () => (await import('./commands/profile')).profileCommand],
+  ['completion', async () => (await import('./commands/completion')).completionCommand],
+];
+
+/**
+ * The command that `argv` (process.argv: node, script, words) runs, when its first word that is not
+ * an option names one; undefined for help, version, completion and unknown commands (all of them
+ * registered, as they list or suggest commands).
+ */
+export function commandOf(argv: readonly string[]): string | undefined {
+  const word = argv.slice(2).find((w) => !w.startsWith('-'));
+  return word !== undefined && COMMANDS.some(([name]) => name === word) ? word : undefined;
+}
+
+/** The program with every command, or with `only` that one (a run of it: the others are not loaded). */
+export async function buildProgram(streams: Streams, setExit: (code: number) => void, setMode: (mode: OutputMode) => void = () => {}, only?: string): Promise<Command> {
+  const factories = await Promise.all(COMMANDS.filter(([name]) => only === undefined || name === only).map(([, load]) => load()));
   const program = new Command('kyma-fleet')
     .description(`GitOps renderer for Gardener extensions (${EXTENSIONS.map((e) => e.name).join(', ')}) on Kyma runtimes`)
     .usage('<command> [options]')
@@ -43,23 +62,7 @@ export function buildProgram(streams: Streams, setExit: (code: number) => void, 
     .configureOutput({ writeOut: streams.out, writeErr: streams.err });
   // Reads the two values it needs (not all options: test/cli/options-read.test.ts watches which are read).
   program.hook('preAction', (_root, action) => setMode({ quiet: program.getOptionValue('quiet') === true, json: action.getOptionValue('output') === 'json' }));
-  program.addCommand(validateCommand(streams, setExit));
-  program.addCommand(synthCommand(streams, setExit));
-  program.addCommand(mergeCommand(streams, setExit));
-  program.addCommand(diffCommand(streams, setExit));
-  program.addCommand(checkCommand(streams, setExit));
-  program.addCommand(explainCommand(streams, setExit));
-  program.addCommand(statusCommand(streams, setExit));
-  program.addCommand(rolloutCommand(streams, setExit));
-  program.addCommand(applyCommand(streams, setExit));
-  program.addCommand(registerCommand(streams, setExit));
-  program.addCommand(initCommand(streams, setExit));
-  program.addCommand(newCommand(streams, setExit));
-  program.addCommand(versionCommand(streams, setExit));
-  program.addCommand(importCommand(streams, setExit));
-  program.addCommand(catalogCommand(streams, setExit));
-  program.addCommand(profileCommand(streams, setExit));
-  program.addCommand(completionCommand(streams, setExit));
+  for (const factory of factories) program.addCommand(factory(streams, setExit));
   const configure = (c: Command): void => {
     c.exitOverride().configureOutput({ writeOut: streams.out, writeErr: streams.err }).configureHelp({ showGlobalOptions: true });
     c.commands.forEach(configure);
@@ -72,12 +75,13 @@ export async function main(argv: readonly string[], base: Streams = processStrea
   let code: number = ExitCode.Ok;
   if (base === processStreams) quietOnClosedStdout();
   const gate = gatedStreams(base);
-  const program = buildProgram(
+  const program = await buildProgram(
     gate.streams,
     (c) => {
       code = c;
     },
     gate.setMode,
+    argv[2] === COMPLETE_COMMAND ? undefined : commandOf(argv),
   );
   if (argv[2] === COMPLETE_COMMAND) {
     for (const line of completeWords(program, argv.slice(3), base.cwd)) base.out(`${line}\n`);

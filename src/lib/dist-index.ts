@@ -141,25 +141,14 @@ function fileDigest(file: string): string {
 
 /**
  * The bytes of dist/'s index (not followed through a symlink), or undefined when there is none or it
- * is unreadable. `shared`: in a SharedArrayBuffer, which worker threads read without a copy.
+ * is unreadable.
  */
-export function readIndexBytes(outDir: string, shared = false): Buffer | undefined {
+export function readIndexBytes(outDir: string): Buffer | undefined {
   try {
     const file = path.join(outDir, INDEX_FILE);
     const st = fs.lstatSync(file);
     if (!st.isFile()) return undefined;
-    if (!shared) return fs.readFileSync(file);
-    const fd = fs.openSync(file, 'r');
-    try {
-      // The size as it is when read (a file that grew meanwhile is read as far as it reaches).
-      const size = fs.fstatSync(fd).size;
-      const bytes = Buffer.from(new SharedArrayBuffer(size));
-      let at = 0;
-      for (let n = 1; at < size && n > 0; at += n) n = fs.readSync(fd, bytes, at, size - at, at);
-      return bytes.subarray(0, at);
-    } finally {
-      fs.closeSync(fd);
-    }
+    return fs.readFileSync(file);
   } catch {
     return undefined;
   }

@@ -58,19 +58,32 @@ export function* indexEntries(file: string, chunkSize = CHUNK): Generator<readon
 }
 
 /** The lines of a file (UTF-8, split at \n), a chunk at a time. */
-function* lines(file: string, chunkSize: number): Generator<string> {
+function lines(file: string, chunkSize: number): Generator<string> {
+  return lineRange(file, 0, Infinity, undefined, chunkSize);
+}
+
+/**
+ * The lines of bytes [start, end) of a file (UTF-8, split at \n; the last one as far as the range
+ * reaches), a chunk at a time; `seen` is given every byte of the range as it is read. A file that
+ * ends early ends the lines there. A symlink is not followed (ELOOP).
+ */
+export function* lineRange(file: string, start: number, end: number, seen?: (bytes: Buffer) => void, chunkSize = CHUNK): Generator<string> {
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   try {
     const chunk = Buffer.allocUnsafe(chunkSize);
     let rest = Buffer.alloc(0);
-    for (let n = fs.readSync(fd, chunk, 0, chunkSize, null); n > 0; n = fs.readSync(fd, chunk, 0, chunkSize, null)) {
+    let at = start;
+    const read = (): number => (at >= end ? 0 : fs.readSync(fd, chunk, 0, Math.min(chunkSize, end - at), at));
+    for (let n = read(); n > 0; n = read()) {
+      at += n;
+      seen?.(chunk.subarray(0, n));
       const data = rest.length > 0 ? Buffer.concat([rest, chunk.subarray(0, n)]) : chunk.subarray(0, n);
-      let at = 0;
-      for (let nl = data.indexOf(0x0a, at); nl >= 0; nl = data.indexOf(0x0a, at)) {
-        yield data.toString('utf8', at, nl);
-        at = nl + 1;
+      let from = 0;
+      for (let nl = data.indexOf(0x0a, from); nl >= 0; nl = data.indexOf(0x0a, from)) {
+        yield data.toString('utf8', from, nl);
+        from = nl + 1;
       }
-      rest = Buffer.from(data.subarray(at));
+      rest = Buffer.from(data.subarray(from));
     }
     if (rest.length > 0) yield rest.toString('utf8');
   } finally {

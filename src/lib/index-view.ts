@@ -111,6 +111,14 @@ export class IndexView {
   /** folder() answers: synth asks for every kept runtime's folder, then the writer again. */
   private readonly folders = new Map<string, readonly [number, number]>();
 
+  /** The relPaths inside folder `dir` as a set: for many lookups in no particular order (a search each gallops far). */
+  relsIn(dir: string): Set<string> {
+    const [from, to] = this.folder(dir);
+    const out = new Set<string>();
+    for (let i = from; i < to; i++) out.add(this.rels[i]!);
+    return out;
+  }
+
   /** True when some entry lies inside folder `dir`. */
   hasFolder(dir: string): boolean {
     const [from, to] = this.folder(dir);

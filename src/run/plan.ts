@@ -127,10 +127,9 @@ export function startPlanCheck(options: PlanOptions, withoutRecord: boolean): St
   const cacheDir = options.cacheDir;
   const useCommitted = options.committed ?? cacheDir !== undefined;
   const record = cacheDir ? loadRunRecord(cacheDir, options.cwd, fleetRoot, outDir) : undefined;
-  // In shared memory: the scan's worker threads read their ranges of it without a copy. Only the
-  // text is kept (the write compares the index under its lock by digest).
-  let bytes = (cacheDir && (record || withoutRecord)) || useCommitted ? readIndexBytes(outDir, true) : undefined;
-  const text = bytes?.toString('utf8');
+  // Only the text is kept (the write compares the index under its lock by digest; the scan's
+  // workers read their ranges of the file and check them against it).
+  const text = (cacheDir && (record || withoutRecord)) || useCommitted ? readIndexBytes(outDir)?.toString('utf8') : undefined;
   const digest = text === undefined ? undefined : indexTextDigest(text);
   const index = text === undefined ? undefined : { text, digest: digest! };
   // The record describes dist/ only while dist/'s index is the one that run wrote, and no file of
@@ -152,9 +151,7 @@ export function startPlanCheck(options: PlanOptions, withoutRecord: boolean): St
     // (unless rollout rings render runtimes at earlier revisions): every runtime is rendered and
     // compared anyway, and scanning dist/ first would only add to that.
     const standsForSome = inputs !== undefined && (inputs.key === fleetKey || declaresRollout(layers));
-    const scan = standsForSome ? startScan(outDir, indexView!, text!, threadLimit(options.env), bytes) : undefined;
-    // Held by the scan's workers until they finish; the plan keeps only the text.
-    bytes = undefined;
+    const scan = standsForSome ? startScan(outDir, indexView!, text!, threadLimit(options.env)) : undefined;
     const planOf = (committed: RunRecord | undefined, scanned?: TreeScan): CheckPlan => ({
       ...common,
       trusted: committed,
@@ -186,10 +183,7 @@ export function startPlanCheck(options: PlanOptions, withoutRecord: boolean): St
   return {
     assumed,
     confirm: () => {
-      if (!touched.finish()) {
-        bytes = undefined;
-        return { plan: assumed, held: true };
-      }
+      if (!touched.finish()) return { plan: assumed, held: true };
       return { plan: startCommitted().confirm().plan, held: false };
     },
     cancel: touched.cancel,

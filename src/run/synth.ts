@@ -189,6 +189,9 @@ function keep(rendered: Rendered, planned: RunPlan): Keeping | undefined {
   const anyKept = entries.some((e) => e.kept);
   const previousView: IndexView | undefined = anyKept && planned.index ? parseIndex(planned.index.text, { ours: trusted !== undefined })?.view : undefined;
   const gitopsJson = JSON.stringify(model.options.gitops);
+  // Every runtime's GitOps files are looked up, in name order, not the index's order (shard first).
+  let gitopsListed: Set<string> | undefined;
+  const listed = (rel: string): boolean => (gitopsListed ??= previousView!.relsIn('gitops')).has(rel);
   const unchanged = new Map<string, UnchangedRuntime>();
   const folders: string[] = [];
   const files: string[] = [];
@@ -208,16 +211,17 @@ function keep(rendered: Rendered, planned: RunPlan): Keeping | undefined {
     const gitopsFiles = runtimeGitopsFiles({ name, runtimeID, targets: e.record.targets }, model.options.gitops);
     // Its own GitOps files stay as they are; they depend on what only its render knows (the CRDs
     // its skr-config/ needs), so where they cannot stay, everything is done anew.
-    if (gitopsFiles.length > 0 && !(trusted?.gitops === gitopsJson && gitopsFiles.every((rel) => previousView!.find(rel) >= 0))) return undefined;
+    if (gitopsFiles.length > 0 && !(trusted?.gitops === gitopsJson && gitopsFiles.every(listed))) return undefined;
     files.push(...gitopsFiles);
     unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops: gitopsFiles.length > 0 });
   }
   // The GitOps lists name every runtime and its targets: while those and the GitOps options are the
   // ones of the run that wrote dist/, the lists stay as they are (a 20,000-line list not rebuilt).
   const listFiles = gitopsListFiles(entries.map((e) => e.record.identity), model.options.gitops);
-  const lists = previousView !== undefined && trusted?.gitops === gitopsJson && sameWiring(entries, trusted) && listFiles.every((rel) => previousView.find(rel) >= 0);
+  const lists = previousView !== undefined && trusted?.gitops === gitopsJson && sameWiring(entries, trusted) && listFiles.every(listed);
   if (lists) files.push(...listFiles);
-  return { folders, files, unchanged, lists };
+  // In index order: the writer finds each by a search that gallops from the last one.
+  return { folders, files: files.sort(), unchanged, lists };
 }
 
 type Written = WriteResult | { ok: true; diff: NonNullable<DiffResult['diff']> } | { ok: false; problem: NonNullable<SynthResult['problem']>; exitCode: 1 | 4 };

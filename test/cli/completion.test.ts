@@ -72,8 +72,10 @@ describe('completion bash, through npx (the documented use in a fleet repository
   });
 });
 
+const fullProgram = await buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: REPO }, () => {});
+
 describe('completion bash', () => {
-  const program = buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: REPO }, () => {});
+  const program = fullProgram;
 
   it('completes every command at the top level, and by prefix', () => {
     expect(complete('kyma-fleet ').sort()).toEqual(program.commands.map((c) => c.name()).sort());

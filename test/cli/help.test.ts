@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { ENVIRONMENT_VARIABLES, exitCodeTable } from '../../src/cli/help-text';
-import { buildProgram } from '../../src/cli/main';
+import { buildProgram, commandOf } from '../../src/cli/main';
 import { ExitCode } from '../../src/lib/diagnostics';
 import { BIN, REPO } from '../helpers/fleet-fixture';
 
@@ -75,8 +75,10 @@ describe('help', () => {
   });
 });
 
+const fullProgram = await buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: REPO }, () => {});
+
 describe('exit codes and usage lines', () => {
-  const program = buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: REPO }, () => {});
+  const program = fullProgram;
 
   it('the top-level help lists every exit code of the one table (ExitCode) with its meaning, in order; docs/cli.md the same', () => {
     const table = exitCodeTable();
@@ -106,7 +108,7 @@ describe('exit codes and usage lines', () => {
 });
 
 describe('docs/cli.md', () => {
-  const program = buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: REPO }, () => {});
+  const program = fullProgram;
   const docs = fs.readFileSync(path.join(REPO, 'docs/cli.md'), 'utf8');
   const leaves = (cmd: Command, words: string[]): string[][] =>
     cmd.commands.flatMap((c) => (c.commands.length > 0 ? leaves(c, [...words, c.name()]) : [[...words, c.name()]]));
@@ -127,3 +129,33 @@ describe('docs/cli.md', () => {
 });
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('a run of one command loads only that command', () => {
+  const streams = { out: () => {}, err: () => {}, env: {}, cwd: REPO };
+  const full = fullProgram;
+
+  it.each([
+    [['synth'], 'synth'],
+    [['-q', 'synth', '--fleet', 'validate'], 'synth'],
+    [['--quiet', 'import', 'runtimes'], 'import'],
+    [['help', 'synth'], undefined],
+    [['--help'], undefined],
+    [['--version'], undefined],
+    [['synht'], undefined],
+    [[], undefined],
+  ])('%j runs %s', (words, command) => {
+    expect(commandOf(['node', 'kyma-fleet', ...words])).toBe(command);
+  });
+
+  it('every command, registered alone, is the one the full program has (usage, options, subcommands)', async () => {
+    const describe = (c: Command): string => [c.helpInformation(), ...c.commands.map(describe)].join('\n');
+    expect(full.commands.length).toBeGreaterThan(10);
+    for (const c of full.commands) {
+      const alone = await buildProgram(streams, () => {}, () => {}, c.name());
+      expect(alone.commands.map((x) => x.name())).toEqual([c.name()]);
+      expect(describe(alone.commands[0]!)).toBe(describe(c));
+      expect(commandOf(['node', 'kyma-fleet', c.name()])).toBe(c.name());
+    }
+  });
+});
+

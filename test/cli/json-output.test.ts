@@ -24,7 +24,7 @@ for (const f of fs.readdirSync(SCHEMAS)) ajv.addSchema(JSON.parse(fs.readFileSyn
 const validator = (name: string): ValidateFunction => ajv.getSchema(`https://kyma-fleet.dev/schemas/output/${name}.schema.json`)!;
 
 let fx: FleetFixture;
-const program = buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: REPO }, () => {});
+const program = await buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: REPO }, () => {});
 
 beforeAll(() => {
   fx = FleetFixture.example();

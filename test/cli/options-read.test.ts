@@ -89,7 +89,7 @@ describe('every option is read', () => {
     const enumerated = new Set<string>();
     const run = async (args: readonly string[]): Promise<number> => {
       let code = 0;
-      const program = buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: fx.dir }, (c) => {
+      const program = await buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: fx.dir }, (c) => {
         code = c;
       });
       const leaves = leafCommands(program);
@@ -115,7 +115,7 @@ describe('every option is read', () => {
       return code;
     };
     // The declared options come from one program; the reads from fresh programs per invocation.
-    const declared = leafCommands(buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: fx.dir }, () => {}));
+    const declared = leafCommands(await buildProgram({ out: () => {}, err: () => {}, env: {}, cwd: fx.dir }, () => {}));
     const templates = new Map(declared.map((d) => [d.path, d.cmd]));
     const template = (name: string): Command => templates.get(name)!;
     for (const d of declared) read.set(d.cmd, new Set());

@@ -100,6 +100,7 @@ describe('IndexView: the index as a sorted list', () => {
           expect(to - from).toBe(inside.length);
           if (inside.length > 0) expect(from).toBe(inside[0]![1]);
           expect(view.hasFolder(probe)).toBe(inside.length > 0);
+          expect([...view.relsIn(probe)]).toEqual(inside.map(([r]) => r));
           const lo = es.length === 0 ? 0 : x % (es.length + 1);
           const hi = es.length === 0 ? 0 : lo + (y % (es.length - lo + 1));
           const lines = serializeIndex(es.slice(lo, hi));

@@ -45,11 +45,10 @@ function reference(root: string): Omit<TreeScan, 'indexText' | 'workers'> {
   return { dirs: dirs.sort(cmp), files: regular.size, foreign: foreign.sort(cmp), others: others.sort(cmp), editedRuntimes, editedOutside };
 }
 
-/** `shared`: the workers read the index's bytes in shared memory (an ASCII index) instead of a copy of its lines. */
-function scanned(root: string, threads: number, shared = false): TreeScan {
-  const bytes = readIndexBytes(root, shared)!;
-  const text = bytes.toString('utf8');
-  const scan = scanTree(root, parseIndex(text)!.view, text, threads, shared ? bytes : undefined, 1);
+/** The workers read their ranges of an ASCII index from the file, else they are given a copy of their lines. */
+function scanned(root: string, threads: number): TreeScan {
+  const text = readIndexBytes(root)!.toString('utf8');
+  const scan = scanTree(root, parseIndex(text)!.view, text, threads, 1);
   if (!scan) throw new Error('scan failed');
   return scan;
 }
@@ -131,31 +130,47 @@ describe('scanning dist/ in one pass', () => {
     const one = scanned(ws.outDir, 1);
     expect(one.workers).toBe(0);
     expect(withoutMeta(one)).toEqual(expected);
-    // Worker threads whenever there are runtime folders to split (here one per thread at least),
-    // given a copy of their index lines or reading the index's bytes in shared memory.
-    for (const shared of [false, true]) {
-      const three = scanned(ws.outDir, 3, shared);
-      expect(three.workers).toBe(fs.lstatSync(path.join(ws.outDir, 'runtimes')).isDirectory() ? 3 : 0);
-      expect(withoutMeta(three)).toEqual(expected);
-    }
+    // Worker threads whenever there are runtime folders to split (here one per thread at least).
+    const three = scanned(ws.outDir, 3);
+    expect(three.workers).toBe(fs.lstatSync(path.join(ws.outDir, 'runtimes')).isDirectory() ? 3 : 0);
+    expect(withoutMeta(three)).toEqual(expected);
   });
 
-  it('reads an ASCII index in shared memory in the workers and finds the same', () => {
-    // Every path ASCII and nothing escaped: byte offsets are the text's, so the workers read the bytes.
-    const ascii = ['a', 'a-b', 'a.b', 'b', 'c'];
-    expect(writeDist({ outDir: ws.outDir, files: tree(ascii) }).ok).toBe(true);
+  /** Every path ASCII and nothing escaped: byte offsets are the text's, so the workers read the file. */
+  const ASCII = ['a', 'a-b', 'a.b', 'b', 'c'];
+
+  it('reads the ranges of an ASCII index from the file in the workers and finds the same', () => {
+    expect(writeDist({ outDir: ws.outDir, files: tree(ASCII) }).ok).toBe(true);
     write('runtimes/a.b/kcp/runtime.yaml', 'edited\n')(ws.outDir);
     remove('runtimes/c/skr/kyma.yaml')(ws.outDir);
     write('runtimes/a-b/extra.yaml', 'x')(ws.outDir);
-    const bytes = readIndexBytes(ws.outDir, true)!;
-    expect(bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const bytes = readIndexBytes(ws.outDir)!;
     expect(bytes.length).toBe(bytes.toString('utf8').length);
     const expected = reference(ws.outDir);
     expect([...expected.editedRuntimes].sort(cmp)).toEqual(['a.b', 'c']);
     expect(expected.foreign).toEqual(['runtimes/a-b/extra.yaml']);
-    const scan = scanned(ws.outDir, 3, true);
+    const scan = scanned(ws.outDir, 3);
     expect(scan.workers).toBe(3);
     expect(withoutMeta(scan)).toEqual(expected);
+  });
+
+  // The file's lines are taken only when they are the bytes the caller read: an index edited
+  // between the caller's read and the scan (here: the caller holds other text of the same length)
+  // gives no scan, whichever thread reads the range, and never a scan of the other index.
+  it.each([1, 3])('an index that is not the text the caller read gives no scan (%i threads)', (threads) => {
+    expect(writeDist({ outDir: ws.outDir, files: tree(ASCII) }).ok).toBe(true);
+    const text = readIndexBytes(ws.outDir)!.toString('utf8');
+    const view = parseIndex(text)!.view;
+    const i = view.find('runtimes/b/skr/kyma.yaml');
+    const hash = view.hashAt(i);
+    const other = text.replace(hash, hash.replace(/^./, (c) => (c === '0' ? '1' : '0')));
+    expect(other).not.toBe(text);
+    expect(other.length).toBe(text.length);
+    // The caller's text names other bytes for b's kyma.yaml than dist/ has; the file still has the
+    // right ones, so a worker that took the file's lines unchecked would find nothing edited.
+    expect(scanTree(ws.outDir, parseIndex(other)!.view, other, threads, 1)).toBeUndefined();
+    // With the same text the scan is there and finds nothing edited.
+    expect(scanTree(ws.outDir, view, text, threads, 1)?.editedRuntimes.size).toBe(0);
   });
 
   it('says what a walk and hash of every file says, for any tree and edits, on any number of threads', () => {
@@ -182,7 +197,7 @@ describe('scanning dist/ in one pass', () => {
             else if (names.length > 0) fs.rmSync(path.join(ws.outDir, 'runtimes', names[n % names.length]!), { recursive: true, force: true });
           }
           const expected = reference(ws.outDir);
-          expect(withoutMeta(scanned(ws.outDir, threads, threads % 2 === 0))).toEqual(expected);
+          expect(withoutMeta(scanned(ws.outDir, threads))).toEqual(expected);
         },
       ),
       { numRuns: 60 },
