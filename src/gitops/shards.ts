@@ -5,8 +5,8 @@
 // between the root and the runtime Kustomizations, Argo CD one ApplicationSet per shard and target.
 // The sizes this bounds, and the measurements behind the default: docs/architecture.md, "Shards".
 
-import { createHash } from 'node:crypto';
 import { cmp } from '../lib/diagnostics';
+import { sha256 } from '../lib/digest';
 
 /** The shard counts `gitops.shards` accepts: one hex digit more each step. */
 export const SHARD_COUNTS = [1, 16, 256, 4096] as const;
@@ -28,7 +28,7 @@ export function shardOf(runtimeName: string, shards: ShardCount): string {
   const digits = shards === 16 ? 1 : shards === 256 ? 2 : 3;
   let hex = shardDigits.get(runtimeName);
   if (hex === undefined) {
-    hex = createHash('sha256').update(runtimeName, 'utf8').digest('hex').slice(0, 3);
+    hex = sha256(runtimeName).slice(0, 3);
     shardDigits.set(runtimeName, hex);
   }
   return hex.slice(0, digits);
