@@ -939,7 +939,7 @@ export function ratios(results: readonly SizeResult[]): Ratio[] {
     const [na, nb] = prSizes.slice(-2).map((r) => r.n);
     const at = (ya: number, yb: number): number => ya + ((yb - ya) / (nb! - na!)) * (100000 - na!);
     const rss = at(a!.maxRssMB.median, b!.maxRssMB.median);
-    out.push({ name: 'pull-request check, fresh runner: wall s (computed)', n: '100000', value: at(a!.wallMs.median, b!.wallMs.median) / 1000, how: `computed: line through N=${na} and N=${nb}`, target: '–', ok: null, criterion: false });
+    out.push({ name: 'pull-request check, fresh runner: wall s (computed)', n: '100000', value: at(a!.wallMs.median, b!.wallMs.median) / 1000, how: `computed: line through N=${na} and N=${nb}`, target: '–', ok: null, criterion: false, unit: 's' });
     out.push({ name: 'pull-request check, fresh runner: peak RSS (computed)', n: '100000', value: rss, how: `computed: line through N=${na} and N=${nb}`, target: `< ${TARGET.prCheckRssMB100k} MB`, ok: rss < TARGET.prCheckRssMB100k, criterion: false, unit: 'MB' });
   }
   // Scaling of the cold synth between consecutive sizes; issue 5 names 100k / 10k <= 12x.

@@ -75,7 +75,7 @@ export async function buildProgram(streams: Streams, setExit: (code: number) => 
 /**
  * The heap grows by half of what survives a full collection before the next one, where V8 lets it
  * grow up to four times: a check at 100,000 runtimes keeps 450 MB alive (dist/'s index among it)
- * and made 400 MB of garbage before V8 first collected it, 1.05 GB of RSS in all; with this 0.94
+ * and made 400 MB of garbage before V8 first collected it, 1.05 GB of RSS in all; with this 0.93-0.95
  * GB, in the same time (docs/performance.md, "Memory at 100,000"). Worker threads share the flag.
  */
 function boundHeapGrowth(): void {

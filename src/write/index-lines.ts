@@ -33,11 +33,11 @@ export function textDigest(text: string, start: number, end: number): string {
 export class LineCursor {
   rel: string | undefined;
   hash: string | undefined;
-  private readonly next_: () => string | undefined;
+  private readonly read: () => string | undefined;
   constructor(lines: Lines) {
     if (typeof lines === 'string') {
       let at = 0;
-      this.next_ = () => {
+      this.read = () => {
         if (at >= lines.length) return undefined;
         let stop = lines.indexOf(',\n', at);
         if (stop < 0) stop = lines.length;
@@ -47,11 +47,11 @@ export class LineCursor {
       };
     } else {
       const digest = createHash('sha256');
-      const read = lineRange(lines.file, lines.start, lines.end, (bytes) => void digest.update(bytes));
+      const reader = lineRange(lines.file, lines.start, lines.end, (bytes) => void digest.update(bytes));
       let done = false;
-      this.next_ = () => {
+      this.read = () => {
         if (done) return undefined;
-        const step = read.next();
+        const step = reader.next();
         if (!step.done) return step.value.endsWith(',') ? step.value.slice(0, -1) : step.value;
         done = true;
         // The lines are taken only when they are the caller's bytes (the file is read here anew).
@@ -63,7 +63,7 @@ export class LineCursor {
   }
 
   next(): void {
-    const line = this.next_();
+    const line = this.read();
     if (line === undefined) {
       this.rel = this.hash = undefined;
       return;
