@@ -55,6 +55,17 @@ function withProcessEnv<T>(vars: Readonly<Record<string, string>>, fn: () => T):
   }
 }
 
+/** A generated fleet of `runtimes` in root/<name>/fleet, synthesized by the fast path into dist/ with cache/. */
+function synthesizedFleet(name: string, runtimes: number, seed: number): { dir: string; fleetDir: string; outDir: string; cacheDir: string } {
+  const dir = path.join(root, name);
+  const fleetDir = path.join(dir, 'fleet');
+  generateFleet(fleetDir, runtimes, seed);
+  const outDir = path.join(dir, 'dist');
+  const cacheDir = path.join(dir, 'cache');
+  expect(fast(fleetDir, outDir, cacheDir, NOW).exitCode).toBe(0);
+  return { dir, fleetDir, outDir, cacheDir };
+}
+
 function editYaml(file: string, edit: (doc: Document) => void): void {
   const doc = parseDocument(fs.readFileSync(file, 'utf8'));
   edit(doc);
@@ -177,12 +188,7 @@ describe('incremental synth equals a cold single-threaded synth', () => {
   });
 
   it('the record is not trusted once dist/ was written by another run (its index changed)', () => {
-    const dir = path.join(root, 'foreign-run');
-    const fleetDir = path.join(dir, 'fleet');
-    generateFleet(fleetDir, 25, 3);
-    const outDir = path.join(dir, 'dist');
-    const cacheDir = path.join(dir, 'cache');
-    expect(fast(fleetDir, outDir, cacheDir, NOW).exitCode).toBe(0);
+    const { dir, fleetDir, outDir, cacheDir } = synthesizedFleet('foreign-run', 25, 3);
     // Another checkout's synth (another cache) renders an edited fleet into the same dist/ ...
     const edited = path.join(root, 'foreign-run-copy');
     fs.cpSync(fleetDir, edited, { recursive: true });
@@ -196,12 +202,7 @@ describe('incremental synth equals a cold single-threaded synth', () => {
   });
 
   it('a record whose index does not list a kept runtime\'s own GitOps file is not trusted for it: the run is done again', () => {
-    const dir = path.join(root, 'gitops-unlisted');
-    const fleetDir = path.join(dir, 'fleet');
-    generateFleet(fleetDir, 25, 4);
-    const outDir = path.join(dir, 'dist');
-    const cacheDir = path.join(dir, 'cache');
-    expect(fast(fleetDir, outDir, cacheDir, NOW).exitCode).toBe(0);
+    const { fleetDir, outDir, cacheDir } = synthesizedFleet('gitops-unlisted', 25, 4);
     // One runtime's Flux Kustomization (kcp) gone from dist/ and from its index, and the record made
     // to name that index (as if the run that wrote it had left the file out).
     const names = fs.readdirSync(path.join(fleetDir, 'runtimes')).sort();
