@@ -9,7 +9,8 @@
 // only a commit that touches its own folder refreshes it (manifest-generate-paths). Why each field:
 // docs/architecture.md, "The GitOps wiring". Pure: no I/O.
 
-import * as ArgoCD from '../../imports/argoproj.io';
+import * as path from 'node:path';
+import type * as ArgoCD from '../../imports/argoproj.io';
 import {
   type GitopsOptions,
   type GitopsRuntime,
@@ -26,6 +27,16 @@ import {
 } from './wiring-common';
 
 type Rec = Record<string, unknown>;
+
+/**
+ * The generated Argo CD API, loaded on first use: 3 MB that take ~33 ms to load, which a fleet
+ * wired for Flux (and a run that renders no wiring) never needs. Run from the TypeScript sources
+ * (tests), the compiled one in lib/, which the tests build first: require() loads no TypeScript.
+ */
+function argoCD(): typeof import('../../imports/argoproj.io') {
+  const compiled = __filename.endsWith('.ts') ? path.join(__dirname, '..', '..', 'lib', 'imports', 'argoproj.io') : '../../imports/argoproj.io';
+  return require(compiled) as typeof import('../../imports/argoproj.io');
+}
 
 /** Parameter of the generator JSON that holds the Application name of a target (a Go template identifier). */
 function appParam(target: GitopsTarget): string {
@@ -73,7 +84,7 @@ function applicationSet(target: GitopsTarget, shard: string, options: GitopsOpti
     // retry without end, each time with the newest revision.
     retry: { limit: -1, refresh: true, backoff: { duration: '30s', factor: 2, maxDuration: '10m' } },
   };
-  return ArgoCD.ApplicationSet.manifest({
+  return argoCD().ApplicationSet.manifest({
     metadata: {
       name: argoApplicationSetName(target, shard),
       namespace: argo.namespace,
@@ -151,9 +162,9 @@ function shardApplication(shard: string, options: GitopsOptions): Rec {
       // Pruned from the root (the shard emptied), it takes its ApplicationSets with it; their
       // Applications go too, and what those synced stays (preserveResourcesOnDeletion).
       finalizers: ['resources-finalizer.argocd.argoproj.io'],
-      ...ArgoCD.toJson_ApplicationSetSpecTemplateMetadata({ labels: { [LABEL_SHARD]: shard }, annotations: { 'argocd.argoproj.io/manifest-generate-paths': '.' } }),
+      ...argoCD().toJson_ApplicationSetSpecTemplateMetadata({ labels: { [LABEL_SHARD]: shard }, annotations: { 'argocd.argoproj.io/manifest-generate-paths': '.' } }),
     },
-    spec: ArgoCD.toJson_ApplicationSetSpecTemplateSpec(spec),
+    spec: argoCD().toJson_ApplicationSetSpecTemplateSpec(spec),
   };
 }
 

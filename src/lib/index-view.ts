@@ -139,6 +139,25 @@ export class IndexView {
   }
 
   /**
+   * How many entries from `from` on `lines` are: whole index lines, each followed by ",\n", that
+   * are the canonical text at that entry byte for byte; 0 when they are not (or the view has no text).
+   */
+  sameLines(from: number, lines: string): number {
+    const starts = this.lineStarts;
+    if (this.text === undefined || starts === undefined || from >= starts.length || !this.text.startsWith(lines, starts[from]!)) return 0;
+    // ",\n" is only between entries (a path has no line break): the lines end where an entry starts.
+    const next = starts[from]! + lines.length;
+    let lo = from + 1;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (starts[mid]! < next) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < starts.length && starts[lo] === next ? lo - from : 0;
+  }
+
+  /**
    * Where linesOf(from, to) lies in the canonical text (character offsets; byte offsets too when the
    * text is ASCII), or undefined for a view without text. from < to.
    */

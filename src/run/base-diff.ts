@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp, ExitCode, hasErrors, normalizeDiagnostics } from '../lib/diagnostics';
 import { INDEX_FILE, type IndexView } from '../lib/dist-index';
-import { indexEntries, NotCanonicalIndex } from '../lib/index-stream';
+import { indexRuns, NotCanonicalIndex } from '../lib/index-stream';
 import type { FleetLayers } from '../load/load';
 import { diffOfChanges } from '../render/tree-diff';
 import { isSystemError } from '../write/result';
@@ -43,59 +43,65 @@ export interface IndexChanges {
 
 /** One merge of two sorted lists of entries: what `after` adds, changes (another sha256) and removes against `before`. */
 export function compareIndexes(before: Iterable<readonly [string, string]>, after: IndexView): IndexChanges {
-  return mergeIndexes(before, after).changes;
+  return mergeIndexes(() => before, after).changes;
 }
 
 /**
- * compareIndexes, and the entries of `before` in the runtime folders (runtimes/<name>/) where
- * something changes, in order: all of `before` that `after` does not have the same (the rest of
- * its runtime folders are in `after` as they are).
+ * compareIndexes over runs (src/lib/index-stream.ts indexRuns): `before` is offered `same`, which
+ * answers for a block of its lines whether they are `after`'s next lines, and yields the entries
+ * it reads and the counts of entries it skipped. Also the sha256 `before` has for the files it
+ * changes or removes.
  */
-function mergeIndexes(before: Iterable<readonly [string, string]>, after: IndexView): { changes: IndexChanges; changedFolders: Array<readonly [string, string]> } {
+function mergeIndexes(before: (same: (lines: string) => number) => Iterable<readonly [string, string] | number>, after: IndexView): { changes: IndexChanges; beforeHashes: Map<string, string> } {
   const changes: IndexChanges = { added: [], changed: [], removed: [] };
-  const changedFolders: Array<readonly [string, string]> = [];
-  // The base's entries of the runtime folder being read, and whether anything in it changes.
-  let folder: string | undefined;
-  let held: Array<readonly [string, string]> = [];
-  let touched = false;
-  const inFolder = (rel: string): boolean => folder !== undefined && rel.startsWith(folder);
-  const endFolder = (): void => {
-    if (touched) for (const e of held) changedFolders.push(e);
-    folder = undefined;
-    held = [];
-    touched = false;
-  };
+  const beforeHashes = new Map<string, string>();
   let j = 0;
   const addUpTo = (rel: string | undefined): void => {
-    while (j < after.size && (rel === undefined || cmp(after.relAt(j), rel) < 0)) {
-      const added = after.relAt(j++);
-      changes.added.push(added);
-      if (inFolder(added)) touched = true;
-    }
+    while (j < after.size && (rel === undefined || cmp(after.relAt(j), rel) < 0)) changes.added.push(after.relAt(j++));
   };
-  for (const entry of before) {
+  for (const entry of before((lines) => after.sameLines(j, lines))) {
+    if (typeof entry === 'number') {
+      j += entry;
+      continue;
+    }
     const [rel, hash] = entry;
     addUpTo(rel);
-    if (!inFolder(rel)) {
-      endFolder();
-      const name = RUNTIME_FOLDER.exec(rel)?.[1];
-      if (name !== undefined) folder = `runtimes/${name}/`;
-    }
-    if (folder !== undefined) held.push(entry);
     if (j < after.size && after.relAt(j) === rel) {
       if (after.hashAt(j) !== hash) {
         changes.changed.push(rel);
-        touched = true;
+        beforeHashes.set(rel, hash);
       }
       j++;
     } else {
       changes.removed.push(rel);
-      touched = true;
+      beforeHashes.set(rel, hash);
     }
   }
   addUpTo(undefined);
-  endFolder();
-  return { changes, changedFolders };
+  return { changes, beforeHashes };
+}
+
+/**
+ * The entries `before` has in the runtime folders (runtimes/<name>/) where something changes, in
+ * order: `after`'s there but the added ones (with `before`'s sha256 where it differs), and the removed.
+ */
+function changedFolders(changes: IndexChanges, beforeHashes: ReadonlyMap<string, string>, after: IndexView): Array<readonly [string, string]> {
+  const names = new Set<string>();
+  for (const rel of [...changes.added, ...changes.changed, ...changes.removed]) {
+    const name = RUNTIME_FOLDER.exec(rel)?.[1];
+    if (name !== undefined) names.add(name);
+  }
+  const added = new Set(changes.added);
+  const out: Array<readonly [string, string]> = [];
+  for (const name of names) {
+    const [from, to] = after.folder(`runtimes/${name}`);
+    for (let i = from; i < to; i++) {
+      const rel = after.relAt(i);
+      if (!added.has(rel)) out.push([rel, beforeHashes.get(rel) ?? after.hashAt(i)]);
+    }
+  }
+  for (const rel of changes.removed) if (RUNTIME_FOLDER.test(rel)) out.push([rel, beforeHashes.get(rel)!]);
+  return out.sort(([a], [b]) => cmp(a, b));
 }
 
 const RUNTIME_FOLDER = /^runtimes\/([^/]+)\//;
@@ -119,10 +125,12 @@ export function diffBaseFromIndexes(options: Pick<SynthOptions, 'fleetDir' | 'cw
 }
 
 function compareWithBase(options: Pick<SynthOptions, 'fleetDir' | 'cwd' | 'now' | 'allowEmpty'>, baseDir: string, baseRoot: string, indexFile: string, proven: ProvenDist): DiffResult | undefined {
-  // The base's index is streamed, never held (200 MB at 100,000 runtimes): one merge gives the
-  // changes and the base's entries of the runtime folders they touch (for the transition rules and
-  // the runtimes' identifiers; the other folders are in dist/'s index as they are).
-  const { changes, changedFolders } = mergeIndexes(indexEntries(indexFile), proven.view);
+  // The base's index is streamed, never held (200 MB at 100,000 runtimes), and compared with
+  // dist/'s a block of lines at a time where they are the same: one merge gives the changes; the
+  // base's entries of the runtime folders they touch (for the transition rules and the runtimes'
+  // identifiers) are dist/'s there with the base's sha256 where it differs, and the removed ones.
+  const { changes, beforeHashes } = mergeIndexes((same) => indexRuns(indexFile, same), proven.view);
+  const baseFolders = changedFolders(changes, beforeHashes, proven.view);
   // The runtimes still in the fleet whose files change (one that is removed makes no transition).
   const touched = new Set<string>();
   for (const rel of [...changes.added, ...changes.changed]) {
@@ -141,7 +149,7 @@ function compareWithBase(options: Pick<SynthOptions, 'fleetDir' | 'cwd' | 'now' 
   if (files.size > 0) {
     // The base's sha256 of the files the transition rules read (a runtime's skr-config/ and skr/).
     const config = new Map<string, string>();
-    for (const [rel, hash] of changedFolders) if (CONFIG_FILE.test(rel)) config.set(rel, hash);
+    for (const [rel, hash] of baseFolders) if (CONFIG_FILE.test(rel)) config.set(rel, hash);
     const checked = checkFleet({
       fleetDir: options.fleetDir,
       cwd: options.cwd,
@@ -169,7 +177,7 @@ function compareWithBase(options: Pick<SynthOptions, 'fleetDir' | 'cwd' | 'now' 
       return '';
     }
   };
-  const before = changedFolders.map(([rel]) => rel);
+  const before = baseFolders.map(([rel]) => rel);
   const diff = diffOfChanges({ ...changes, before, after: entries(proven.view) }, read(baseRoot), read(proven.outDir));
   return { exitCode: ExitCode.Ok, diagnostics, runtimes: Object.keys(proven.record.runtimes).length, rendered: 0, diff };
 }

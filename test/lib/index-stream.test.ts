@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseIndex, serializeIndex } from '../../src/lib/dist-index';
-import { indexEntries, NotCanonicalIndex } from '../../src/lib/index-stream';
+import type { IndexView } from '../../src/lib/index-view';
+import { indexEntries, indexRuns, NotCanonicalIndex } from '../../src/lib/index-stream';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'index-stream-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -71,6 +72,70 @@ describe('indexEntries', () => {
         expect([...indexEntries(file(text), chunk)]).toEqual(Array.from({ length: view.size }, (_, i) => [view.relAt(i), view.hashAt(i)]));
       }),
       { numRuns: 60 },
+    );
+  });
+});
+
+/**
+ * indexRuns read as a merge reads it (src/run/base-diff.ts): `same` asks `after` whether the offered
+ * lines are its next ones; a run of n stands for after's next n entries. Gives every entry of the
+ * file, runs spelled out, and how many entries came as runs.
+ */
+function readRuns(text: string, after: IndexView, chunk: number): { entries: Array<readonly [string, string]>; skipped: number } {
+  let j = 0;
+  let skipped = 0;
+  const entries: Array<readonly [string, string]> = [];
+  for (const run of indexRuns(file(text), (lines) => after.sameLines(j, lines), chunk)) {
+    if (typeof run === 'number') {
+      for (let k = j; k < j + run; k++) entries.push([after.relAt(k), after.hashAt(k)]);
+      j += run;
+      skipped += run;
+      continue;
+    }
+    const [rel] = run;
+    while (j < after.size && after.relAt(j) < rel) j++;
+    if (j < after.size && after.relAt(j) === rel) j++;
+    entries.push(run);
+  }
+  return { entries, skipped };
+}
+
+describe('indexRuns: an index compared a block of lines at a time with one the caller has', () => {
+  const many = (n: number, hash: (i: number) => string): Array<readonly [string, string]> =>
+    Array.from({ length: n }, (_, i) => [`runtimes/r-${String(i).padStart(4, '0')}/kcp/runtime-${i}.yaml`, hash(i)] as const);
+
+  it('skips the lines that are the same and reads the ones that differ', () => {
+    const after = many(400, () => H('a'));
+    const before = after.map(([rel, hash], i) => [rel, i === 123 || i === 300 ? H('b') : hash] as const);
+    const { entries, skipped } = readRuns(serializeIndex(before), parseIndex(serializeIndex(after))!.view, 1 << 20);
+    expect(entries).toEqual(before);
+    // All but the two that differ, less the lines read while a differing block was halved.
+    expect(skipped).toBeGreaterThan(380);
+  });
+
+  it('a line out of order just before a run of lines the caller has: NotCanonicalIndex', () => {
+    const after = many(50, () => H('a'));
+    // "zz" sorts after every runtime path, yet comes first; the rest are after's lines.
+    const text = serializeIndex(after).replace('    "runtimes/r-0000', '    "zz": "' + H('c') + '",\n    "runtimes/r-0000');
+    const view = parseIndex(serializeIndex(after))!.view;
+    // A caller that vouches for after's lines from its first entry on, whatever came before them.
+    expect(() => [...indexRuns(file(text), (lines) => view.sameLines(0, lines))]).toThrow(/out of order/);
+  });
+
+  it("any two indexes, any chunk size: the entries are the file's", () => {
+    const rel = fc.stringMatching(/^[a-z0-9äö€/._-]{1,12}$/u);
+    fc.assert(
+      fc.property(fc.uniqueArray(rel, { maxLength: 120 }), fc.uniqueArray(rel, { maxLength: 120 }), fc.integer({ min: 0, max: 15 }), fc.integer({ min: 1, max: 700 }), (a, extra, salt, chunk) => {
+        const hash = (r: string, k: number): string => H('0123456789abcdef'[(r.length * 7 + k) % 16]!);
+        const after = a.map((r) => [r, hash(r, 0)] as const);
+        // Before: most of after, some hashes changed, some entries dropped, some added.
+        const before = [...a.filter((_, i) => (i + salt) % 9 !== 0).map((r, i) => [r, hash(r, i % 11 === salt % 11 ? 1 : 0)] as const), ...extra.filter((r) => !a.includes(r)).map((r) => [r, hash(r, 2)] as const)];
+        const text = serializeIndex(before);
+        const careful = parseIndex(text)!.view;
+        const { entries } = readRuns(text, parseIndex(serializeIndex(after))!.view, chunk);
+        expect(entries).toEqual(Array.from({ length: careful.size }, (_, i) => [careful.relAt(i), careful.hashAt(i)]));
+      }),
+      { numRuns: 150 },
     );
   });
 });
