@@ -275,10 +275,27 @@ export function checkUniqueness(groups: readonly GroupDeclaration[], parsed: rea
   };
   const groupName = (g: GroupDeclaration): Pos => g.positions.valueAt(['metadata', 'name']);
   dup(groups, (g) => g.name, ['metadata', 'name'], groupName, 'E_DUPLICATE_GROUP', (g) => `group ${quote(g.name)}`);
+  const name = (r: RuntimeIdentity): string => r.name;
+  const id = (r: RuntimeIdentity): string => r.runtimeID.toLowerCase();
+  const shoot = (r: RuntimeIdentity): string => `${r.shoot.project}/${r.shoot.name}`;
+  const all = known.length === 0 ? parsed : [...parsed, ...known];
+  // Without a duplicate (nearly every fleet) nothing is reported, and nothing needs sorting.
+  if (!repeats(all, name) && !repeats(all, id) && !repeats(all, shoot)) return;
   // In file order (the loader's), so "already declared in" names the same file whichever files
   // were parsed; identities of unparsed files are merged in by file.
-  const sorted = known.length === 0 ? parsed : [...parsed, ...known].sort((a, b) => cmp(a.file, b.file));
-  dup(sorted, (r) => r.name, ['metadata', 'name'], (r) => r.at.name, 'E_DUPLICATE_RUNTIME', (r) => `runtime ${quote(r.name)}`);
-  dup(sorted, (r) => r.runtimeID.toLowerCase(), ['spec', 'runtimeID'], (r) => r.at.runtimeID, 'E_DUPLICATE_RUNTIME_ID', (r) => `runtime ID ${quote(r.runtimeID)}`, true);
-  dup(sorted, (r) => `${r.shoot.project}/${r.shoot.name}`, ['spec', 'shoot', 'name'], (r) => r.at.shootName, 'E_DUPLICATE_SHOOT', (r) => `Shoot garden-${r.shoot.project}/${r.shoot.name}`, true);
+  const sorted = known.length === 0 ? parsed : [...all].sort((a, b) => cmp(a.file, b.file));
+  dup(sorted, name, ['metadata', 'name'], (r) => r.at.name, 'E_DUPLICATE_RUNTIME', (r) => `runtime ${quote(r.name)}`);
+  dup(sorted, id, ['spec', 'runtimeID'], (r) => r.at.runtimeID, 'E_DUPLICATE_RUNTIME_ID', (r) => `runtime ID ${quote(r.runtimeID)}`, true);
+  dup(sorted, shoot, ['spec', 'shoot', 'name'], (r) => r.at.shootName, 'E_DUPLICATE_SHOOT', (r) => `Shoot garden-${r.shoot.project}/${r.shoot.name}`, true);
+}
+
+/** Whether two items have the same key. */
+function repeats<T>(items: readonly T[], keyOf: (t: T) => string): boolean {
+  const seen = new Set<string>();
+  for (const item of items) {
+    const key = keyOf(item);
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
 }

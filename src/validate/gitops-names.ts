@@ -13,6 +13,8 @@ import type { RuntimeIdentity } from './model';
 const TARGETS: readonly GitopsTarget[] = ['kcp', 'skr', 'skr-config'];
 
 export function checkGitopsNames(runtimes: readonly RuntimeIdentity[], sink: Diagnostic[]): void {
+  // A fleet without a pair (nearly every fleet) is not sorted: the order only says which one is reported.
+  if (!anyPair(runtimes)) return;
   const owner = new Map<string, RuntimeIdentity>();
   const reported = new Set<string>();
   // In file order, then by name, so the later file is the one reported whatever order they came in.
@@ -43,4 +45,18 @@ export function checkGitopsNames(runtimes: readonly RuntimeIdentity[], sink: Dia
       });
     }
   }
+}
+
+/** Whether two runtimes of other names get the same object name. */
+function anyPair(runtimes: readonly RuntimeIdentity[]): boolean {
+  const owner = new Map<string, string>();
+  for (const r of runtimes) {
+    for (const target of TARGETS) {
+      const name = gitopsObjectName(r.name, target);
+      const other = owner.get(name);
+      if (other === undefined) owner.set(name, r.name);
+      else if (other !== r.name) return true;
+    }
+  }
+  return false;
 }
