@@ -5,6 +5,7 @@
 // for byte with a cold render of the same fleet.
 
 import * as fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
@@ -12,6 +13,7 @@ import { Document, parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFleet } from '../bench/generate-fleet';
 import { normalizeDiagnostics } from '../src/lib/diagnostics';
+import { STAMP_SETTLE_MS } from '../src/load/load';
 import { sha256 } from '../src/lib/digest';
 import { runParts } from '../src/run/parallel/pool';
 import { synth, type SynthResult } from '../src/run/synth';
@@ -224,6 +226,35 @@ describe('incremental synth equals a cold single-threaded synth', () => {
     const r = fast(fleetDir, outDir, cacheDir, NOW);
     expect(r).toMatchObject({ exitCode: 0, changed: true });
     expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
+  });
+
+  it('the record committed in dist/ (a fresh runner, an empty cache) has no file stamps: the runtime files are read without an lstat each first', () => {
+    const { fleetDir, outDir } = synthesizedFleet('committed-no-lstat', 12, 5);
+    // Every lstat of a runtime file, through node:fs as the loader imports it.
+    const real = (fs as unknown as { default: typeof fs }).default;
+    const original = real.lstatSync;
+    const runtimeFiles = path.join(fleetDir, 'runtimes') + path.sep;
+    let looked = 0;
+    real.lstatSync = ((p: fs.PathLike, o?: fs.StatSyncOptions) => {
+      if (String(p).startsWith(runtimeFiles)) looked++;
+      return original(p, o);
+    }) as typeof fs.lstatSync;
+    syncBuiltinESMExports();
+    try {
+      const committed = synth({ fleetDir, outDir, cwd: root, now: NOW, cacheDir: fs.mkdtempSync(path.join(root, 'fresh-cache-')), env: { KYMA_FLEET_WORKERS: '1' } });
+      expect(committed).toMatchObject({ exitCode: 0, changed: false, rendered: 0 });
+      expect(looked).toBe(0);
+      // A record of this machine's cache has stamps (of files settled for 2 s): each file is looked at, and not read.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, STAMP_SETTLE_MS + 100);
+      const cacheDir = fs.mkdtempSync(path.join(root, 'warm-cache-'));
+      expect(fast(fleetDir, outDir, cacheDir, NOW).exitCode).toBe(0);
+      looked = 0;
+      expect(fast(fleetDir, outDir, cacheDir, NOW).exitCode).toBe(0);
+      expect(looked).toBeGreaterThan(0);
+    } finally {
+      real.lstatSync = original;
+      syncBuiltinESMExports();
+    }
   });
 
   it('parts of several chunks (the result of each chunk sent on its own) give the cold output, diagnostics and a record of every runtime', () => {

@@ -186,14 +186,21 @@ export function checkWithRecord(options: RecordCheckOptions, use: RecordUse): Ch
   const parse = use.parse ?? (() => false);
   const cacheDir = options.cacheDir;
   const reuse = reusable !== undefined && use.key === reusable.key ? reusable : undefined;
+  // A record committed in dist/'s index has no file stamps (they are this machine's): its files are
+  // read and digested, without an lstat each first (0.14 s at 10,000 runtimes).
+  const stamped = reuse !== undefined && Object.values(reuse.runtimes).some((r) => r.stamp !== undefined);
   const plan = (): RuntimePlan =>
     reuse
       ? {
           reuse: (rel, digest) => !parse(rel) && reuse.runtimes[rel]?.digest === digest,
-          reuseStamp: (rel, stamp) => {
-            const r = reuse.runtimes[rel];
-            return !parse(rel) && r?.stamp !== undefined && r.stamp === stamp ? r.digest : undefined;
-          },
+          ...(stamped
+            ? {
+                reuseStamp: (rel: string, stamp: string) => {
+                  const r = reuse.runtimes[rel];
+                  return !parse(rel) && r?.stamp !== undefined && r.stamp === stamp ? r.digest : undefined;
+                },
+              }
+            : {}),
         }
       : {};
   const byName = new Map<string, RuntimeRecord>();
