@@ -9,8 +9,8 @@
 // only a commit that touches its own folder refreshes it (manifest-generate-paths). Why each field:
 // docs/architecture.md, "The GitOps wiring". Pure: no I/O.
 
-import * as path from 'node:path';
 import type * as ArgoCD from '../../imports/argoproj.io';
+import { compiledScript } from '../lib/sync-workers';
 import {
   type GitopsOptions,
   type GitopsRuntime,
@@ -34,8 +34,7 @@ type Rec = Record<string, unknown>;
  * (tests), the compiled one in lib/, which the tests build first: require() loads no TypeScript.
  */
 function argoCD(): typeof import('../../imports/argoproj.io') {
-  const compiled = __filename.endsWith('.ts') ? path.join(__dirname, '..', '..', 'lib', 'imports', 'argoproj.io') : '../../imports/argoproj.io';
-  return require(compiled) as typeof import('../../imports/argoproj.io');
+  return require(compiledScript(__dirname, '../../imports/argoproj.io.js') ?? '../../imports/argoproj.io') as typeof import('../../imports/argoproj.io');
 }
 
 /** Parameter of the generator JSON that holds the Application name of a target (a Go template identifier). */
