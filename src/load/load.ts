@@ -14,6 +14,7 @@ import { MAX_FILE_BYTES, parseFleetYaml } from '../lib/yaml/parse-yaml';
 import type { PositionIndex } from '../lib/yaml/positions';
 import type { FleetKind } from './kinds';
 import { lexists } from '../lib/fs-exists';
+import { openForReading } from '../lib/open-for-reading';
 import { isInside, isLitter, listFolder, namedEntries, specOf, toSlash, walkAux } from './folder-walk';
 
 export { isInside } from './folder-walk';
@@ -211,7 +212,7 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
   const readListed = (abs: string, limit: number, stamped?: (stamp: string | undefined) => void): Uint8Array | undefined => {
     let fd: number | undefined;
     try {
-      fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      fd = openForReading(abs, fs.constants.O_NOFOLLOW);
       const st = fs.fstatSync(fd);
       stamped?.(fileStamp(st, runStart));
       if (st.isFile() && st.size <= limit) {

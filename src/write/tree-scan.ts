@@ -17,6 +17,7 @@ import { INDEX_FILE, type IndexView } from '../lib/dist-index';
 import { IndexChanged, LineCursor, type Lines, textDigest } from './index-lines';
 import { compiledScript, startSyncTasks } from '../lib/sync-workers';
 import { isSystemError } from './result';
+import { openForReading, readFileForReading } from '../lib/open-for-reading';
 
 /** What a scan of dist/ found, compared with the index it was given. */
 export interface TreeScan {
@@ -331,7 +332,7 @@ class FileHasher {
   hash(rel: string): string | undefined {
     const file = this.prefix + rel;
     try {
-      const fd = fs.openSync(file, 'r');
+      const fd = openForReading(file);
       let n: number;
       try {
         n = fs.readSync(fd, this.buffer, 0, this.buffer.length, 0);
@@ -339,7 +340,7 @@ class FileHasher {
         fs.closeSync(fd);
       }
       if (n < this.buffer.length) return sha256(this.buffer.subarray(0, n));
-      return sha256(fs.readFileSync(file));
+      return sha256(readFileForReading(file));
     } catch {
       return undefined;
     }
