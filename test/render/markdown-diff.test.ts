@@ -85,6 +85,30 @@ describe('formatDiffMarkdown', () => {
     expect(md).toContain('+          size: 40Gi\n');
   });
 
+  it('the same change to runtimes\' own GitOps files, which name the runtime ID, is one group though their folders did not change', () => {
+    // Each runtime's GitOps file gets a changed line that names its runtime ID; only those files change.
+    const withID = (files: Map<string, string>, note: string): Map<string, string> =>
+      new Map(
+        [...files].map(([f, t]) => {
+          const i = /^gitops\/flux\/eu-prod-(\d{5})-kcp\.yaml$/.exec(f)?.[1];
+          return [f, i === undefined ? t : `${t}  note: ${note} ${runtimeID(Number(i))}\n`];
+        }),
+      );
+    const d = diffTrees(withID(fleet(12, BASE), 'before'), withID(fleet(12, BASE), 'after'));
+    expect(d.runtimes.changed).toEqual([]);
+    expect(d.changed).toHaveLength(12);
+    const md = formatDiffMarkdown(d);
+    expect(md.match(/^#### /gm)).toEqual(['#### ']);
+    expect(md).toContain('#### The same change in 12 runtimes');
+  });
+
+  it('names the objects of the runtimes that own a changed file only; every runtime still owns its files', () => {
+    const d = diffTrees(fleet(3, BASE), fleet(3, (i) => (i === 1 ? { ...BASE(), channel: 'fast' } : BASE())));
+    expect([...d.identifiers.keys()]).toEqual(['eu-prod-00000', 'eu-prod-00001', 'eu-prod-00002']);
+    expect(d.identifiers.get('eu-prod-00001')).toEqual([runtimeID(1)]);
+    expect(d.identifiers.get('eu-prod-00000')).toEqual([]);
+  });
+
   it('a runtime ID that changes is a change of its own, not hidden by the masking', () => {
     const before = fleet(3, BASE);
     const after = new Map([...before].map(([f, t]) => [f, f.includes('eu-prod-00002/kcp') ? t.replace(`name: ${runtimeID(2)}`, `name: ${runtimeID(7)}`) : t.replace('ttl: 168h', 'ttl: 336h')]));
