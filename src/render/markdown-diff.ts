@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { cmp } from '../lib/diagnostics';
-import { diffSummary, isEmptyDiff, type TreeDiff } from './tree-diff';
+import { diffSummary, isEmptyDiff, ownerNames, type TreeDiff } from './tree-diff';
 
 /** GitHub's limit of a pull request comment body, in characters. */
 export const COMMENT_LIMIT = 65_536;
@@ -93,11 +93,7 @@ function changedLines(patch: string): string {
 function ownerOf(file: string, runtimes: ReadonlyMap<string, unknown>): string | undefined {
   const folder = /^runtimes\/([^/]+)\//.exec(file)?.[1];
   if (folder !== undefined) return folder;
-  const base = file.slice(file.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
-  for (let end = base.length; end > 0; end = base.lastIndexOf('-', end - 1)) {
-    if (runtimes.has(base.slice(0, end))) return base.slice(0, end);
-  }
-  return undefined;
+  return ownerNames(file).find((name) => runtimes.has(name));
 }
 
 /** Groups the runtimes by their change (identifiers masked); the files of no runtime stay apart. */

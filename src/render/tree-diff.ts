@@ -63,17 +63,21 @@ function runtimesIn(files: Iterable<string>, identifiers?: Map<string, string[]>
 }
 
 /**
- * Every runtime that can own one of `files` (markdown-diff.ts ownerOf): those of runtime folders,
- * and for a file elsewhere (a runtime's own GitOps file) every prefix of its name that ends before a
- * dash, which includes its runtime's name.
+ * The names a runtime that owns `file` outside the runtime folders could have (a runtime's own GitOps
+ * file: gitops/flux/shards/<id>/<name>-<target>.yaml, gitops/argocd/shards/<id>/<name>.json): the
+ * file's name without its extension, and each prefix of it that ends before a dash, longest first.
  */
+export function ownerNames(file: string): string[] {
+  const base = file.slice(file.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+  const out: string[] = [];
+  for (let end = base.length; end > 0; end = base.lastIndexOf('-', end - 1)) out.push(base.slice(0, end));
+  return out;
+}
+
+/** Every runtime that can own one of `files` (markdown-diff.ts ownerOf): those of its runtime folders, and the ownerNames of the others. */
 function ownersAmong(files: readonly string[], inFolders: ReadonlySet<string>): Set<string> {
   const out = new Set(inFolders);
-  for (const f of files) {
-    if (f.startsWith('runtimes/')) continue;
-    const base = f.slice(f.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
-    for (let end = base.length; end > 0; end = base.lastIndexOf('-', end - 1)) out.add(base.slice(0, end));
-  }
+  for (const f of files) if (!f.startsWith('runtimes/')) for (const name of ownerNames(f)) out.add(name);
   return out;
 }
 
