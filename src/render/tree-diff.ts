@@ -128,8 +128,9 @@ export function diffOfChanges(c: Changes, oldText: (file: string) => string, new
   // Nothing changed: no patch to group, no runtime's identifiers to mask (two lists of every file not walked).
   const anyChange = c.added.length + c.changed.length + c.removed.length > 0;
   const identifiers = new Map<string, string[]>();
-  const touchedSet = runtimesIn([...c.added, ...c.removed, ...c.changed]);
-  const named = ownersAmong([...c.added, ...c.removed, ...c.changed], touchedSet);
+  const changedFiles = [...c.added, ...c.removed, ...c.changed];
+  const touchedSet = runtimesIn(changedFiles);
+  const named = ownersAmong(changedFiles, touchedSet);
   const before = anyChange ? runtimesIn(c.before, identifiers, named) : new Set<string>();
   const after = anyChange ? runtimesIn(c.after, identifiers, named) : new Set<string>();
   const touched = [...touchedSet].sort(cmp);
