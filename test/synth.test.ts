@@ -239,7 +239,7 @@ describe('recovery after a kill between the swap renames', () => {
         states.add(state === 'missing' ? 'missing' : 'old');
         // Recovery alone (a write of the old content) must find the old tree back, byte for byte.
         const r = writeDist({ outDir: dist, files: oldFiles });
-        expect(r).toEqual({ indexDigest: expect.stringMatching(/^[0-9a-f]{64}$/), ok: true, changed: false, written: 0, removed: 0 });
+        expect(r).toEqual({ indexDigest: expect.stringMatching(/^[0-9a-f]{64}$/), indexStamp: expect.stringMatching(/^[0-9]+:[0-9]+:[0-9]+:/), ok: true, changed: false, written: 0, removed: 0 });
         expect(treeHash(dist)).toBe(old);
         expect(fs.readdirSync(fx.dir).filter((f) => f.startsWith('.dist.'))).toEqual([]);
       }

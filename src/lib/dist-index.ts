@@ -7,6 +7,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sha256 } from './digest';
+import { fileStamp, statStamp } from './file-stamp';
 import { cmp } from './diagnostics';
 import { IndexBytes, IndexView } from './index-view';
 
@@ -34,6 +35,15 @@ let digestMemo: { text: string; digest: string } | undefined;
 export function indexTextDigest(text: string): string {
   if (digestMemo?.text !== text) digestMemo = { text, digest: sha256(text) };
   return digestMemo.digest;
+}
+
+/**
+ * Remembers `digest` as the sha256 of `text` without hashing it, and returns it: for an index read
+ * with the very stamp the run that wrote it recorded with its digest (src/run/plan.ts).
+ */
+export function vouchedIndexDigest(text: string, digest: string): string {
+  digestMemo = { text, digest };
+  return digest;
 }
 
 /**
@@ -103,6 +113,8 @@ export type IndexRead =
 export interface KnownIndex {
   readonly digest: string;
   readonly text: string;
+  /** The file's stamp when the text was read, if it was settled then (src/lib/file-stamp.ts). */
+  readonly stamp?: string;
 }
 
 /**
@@ -121,7 +133,9 @@ export function loadIndex(outDir: string, known?: KnownIndex): IndexRead {
     throw e;
   }
   if (!st.isFile()) return { kind: 'invalid', reason: `${INDEX_FILE} is not a regular file` };
-  const text = known !== undefined && fileDigest(file) === known.digest ? known.text : fs.readFileSync(file, 'utf8');
+  // The file the caller read, unchanged since (its settled stamp), or bytes with the known digest.
+  const same = known !== undefined && ((known.stamp !== undefined && statStamp(st) === known.stamp) || fileDigest(file) === known.digest);
+  const text = same ? known.text : fs.readFileSync(file, 'utf8');
   const index = parseIndex(text);
   return index ? { kind: 'ok', index, text } : { kind: 'invalid', reason: `${INDEX_FILE} is not a valid kyma-fleet index` };
 }
@@ -149,6 +163,41 @@ export function readIndexBytes(outDir: string): Buffer | undefined {
     const st = fs.lstatSync(file);
     if (!st.isFile()) return undefined;
     return fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The bytes of dist/'s index (not followed through a symlink) and its stamp after they were read,
+ * if it was settled at `runStart` (src/lib/file-stamp.ts); undefined when there is none or it is unreadable.
+ */
+export function readIndexFile(outDir: string, runStart: number): { readonly bytes: Buffer; readonly stamp?: string } | undefined {
+  const file = path.join(outDir, INDEX_FILE);
+  let fd: number;
+  try {
+    if (!fs.lstatSync(file).isFile()) return undefined;
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const bytes = fs.readFileSync(fd);
+    // Taken after the read: a write during it leaves a later ctime than this stamp.
+    const stamp = fileStamp(fs.fstatSync(fd), runStart);
+    return stamp === undefined ? { bytes } : { bytes, stamp };
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The stamp of dist/'s index as it is now (statStamp), or undefined when there is none or it cannot be looked at. */
+export function indexFileStamp(outDir: string): string | undefined {
+  try {
+    const st = fs.lstatSync(path.join(outDir, INDEX_FILE), { throwIfNoEntry: false });
+    return st && statStamp(st);
   } catch {
     return undefined;
   }

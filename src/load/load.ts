@@ -15,6 +15,7 @@ import type { PositionIndex } from '../lib/yaml/positions';
 import type { FleetKind } from './kinds';
 import { lexists } from '../lib/fs-exists';
 import { openForReading } from '../lib/open-for-reading';
+import { fileStamp } from '../lib/file-stamp';
 import { isInside, isLitter, listFolder, namedEntries, specOf, toSlash, walkAux } from './folder-walk';
 
 export { isInside } from './folder-walk';
@@ -43,20 +44,7 @@ export interface ReusedRuntimeFile {
   readonly stamp?: string;
 }
 
-/** How long before a run's start a file must last have changed for its stamp to be trusted later. */
-export const STAMP_SETTLE_MS = 2000;
-
-/**
- * What the file system says about a file (device, inode, size, mtime, ctime), as git's index does:
- * a later run that finds the same stamp may take the content as unchanged without reading it.
- * Only a file whose ctime lies STAMP_SETTLE_MS before `runStart` gets one: the kernel stamps ctime
- * from a coarse clock, so a file changed again within the same tick after it was read could keep
- * its ctime; a settled ctime can only change forward, and any write changes it.
- */
-export function fileStamp(st: fs.Stats, runStart: number): string | undefined {
-  if (!st.isFile() || !(st.ctimeMs < runStart - STAMP_SETTLE_MS)) return undefined;
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-}
+export { fileStamp, STAMP_SETTLE_MS } from '../lib/file-stamp';
 
 /**
  * Which runtime files a run needs, decided once fleet.yaml, the groups and the auxiliary files are

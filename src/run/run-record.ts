@@ -42,6 +42,8 @@ export interface RunRecord {
   readonly epoch: number;
   /** sha256 of dist/'s index text after that run (which lists the files of every runtime). */
   readonly index: string;
+  /** The index file's stamp (src/lib/file-stamp.ts statStamp) as that run left it, taken under its lock. */
+  readonly indexStamp?: string;
   /**
    * When that run had written dist/ (ms since the epoch, the real clock): a file of dist/ changed
    * or replaced later (by hand, an editor, a tool) has a newer mtime or ctime, so the record no
@@ -66,6 +68,7 @@ export function loadRunRecord(cacheDir: string, cwd: string, fleetRoot: string, 
     if (parsed.version !== 3 || typeof parsed.key !== 'string' || typeof parsed.runtimes !== 'object' || parsed.runtimes === null) return undefined;
     if (!Array.isArray(parsed.thresholds) || typeof parsed.epoch !== 'number' || typeof parsed.index !== 'string' || typeof parsed.gitops !== 'string') return undefined;
     if (typeof parsed.settled !== 'number' || !Number.isFinite(parsed.settled)) return undefined;
+    if (parsed.indexStamp !== undefined && typeof parsed.indexStamp !== 'string') return undefined;
     return parsed;
   } catch {
     return undefined;

@@ -231,7 +231,7 @@ function write(options: SynthOptions, planned: RunPlan, rendered: Rendered, keep
   const { entries, model } = rendered;
   let session = open;
   if (!session) {
-    const knownIndex = planned.index ? { digest: planned.index.digest, text: planned.index.text } : undefined;
+    const knownIndex = planned.index;
     const trustedDirs = new Set(entries.filter((e) => e.kept).map((e) => `runtimes/${e.record.identity.name}`));
     // A run that writes nothing takes dist/'s files and folders from the plan's scan; a write walks
     // dist/ again under its lock.
@@ -277,6 +277,7 @@ function save(options: SynthOptions, planned: RunPlan, rendered: Rendered, resul
     thresholds,
     epoch: epochOf(thresholds, options.now),
     index: result.indexDigest,
+    ...(result.indexStamp !== undefined ? { indexStamp: result.indexStamp } : {}),
     // After the commit: every file of dist/ was written or moved by now (touchedSince, src/write/tree-scan.ts).
     settled: Date.now(),
     gitops: JSON.stringify(rendered.model.options.gitops),

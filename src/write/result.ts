@@ -13,6 +13,8 @@ export type WriteResult =
       removed: number /* files of the old tree not in the new one */;
       /** sha256 of the index text dist/ now holds. */
       indexDigest: string;
+      /** The index file's stamp (src/lib/file-stamp.ts statStamp), taken under the lock: no other run replaced it since. */
+      indexStamp: string | undefined;
     }
   | Refusal;
 

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
-import { type DistIndex, indexTextDigest } from '../lib/dist-index';
+import { type DistIndex, indexFileStamp, indexTextDigest } from '../lib/dist-index';
 import { indexParts, VERSION_END } from '../lib/index-text';
 import { EARLY_FLUSH_FILES, startEarlyFlush } from './files';
 import type { Existing } from './inspect';
@@ -305,14 +305,14 @@ export class Session implements DistSession {
     // A write without an inputs section leaves an unchanged dist/ alone, its section included (the
     // seal ties that section to these very files: src/run/committed-record.ts).
     if (existing.kind === 'tree' && this.written.length === 0 && unchanged(inputs ? existing.indexText : withoutInputs(existing.indexText), index, total, existing, sortedDirs, this.partialWalk)) {
-      return { ok: true, changed: false, written: 0, removed: 0, indexDigest: inputs ? indexDigest : indexTextDigest(existing.indexText) };
+      return { ok: true, changed: false, written: 0, removed: 0, indexDigest: inputs ? indexDigest : indexTextDigest(existing.indexText), indexStamp: indexFileStamp(names.outDir) };
     }
     const plan: Plan =
       patch && view
         ? { mode: 'patch', ops: patchOps(view, kept, this.keptFolders, this.hashes, dirs, this.written, existing.kind === 'tree' ? existing.dirs : []) }
         : { mode: 'build', moves: previous ? planMoves(previous, this.hashes, this.same) : { dirs: [], files: [] }, dirs: sortedDirs };
     publish(names, this.id, plan, this.written, index.chunks, existing.kind !== 'missing', this.steps);
-    return { ok: true, changed: true, written: this.written.length, removed, indexDigest };
+    return { ok: true, changed: true, written: this.written.length, removed, indexDigest, indexStamp: indexFileStamp(names.outDir) };
   }
 
   /**

@@ -40,7 +40,7 @@ describe('writeDist: writing and replacing dist/', () => {
     // WHEN the tree is written
     const r = write();
     // THEN every file is there with its content, the index lists each with its sha256, and nothing else is left
-    expect(r).toEqual({ indexDigest: expect.stringMatching(/^[0-9a-f]{64}$/), ok: true, changed: true, written: 4, removed: 0 });
+    expect(r).toEqual({ indexDigest: expect.stringMatching(/^[0-9a-f]{64}$/), indexStamp: expect.stringMatching(/^[0-9]+:[0-9]+:[0-9]+:/), ok: true, changed: true, written: 4, removed: 0 });
     for (const [rel, content] of TREE) expect(fs.readFileSync(path.join(ws.outDir, rel), 'utf8')).toBe(content);
     expect(fs.readFileSync(path.join(ws.outDir, INDEX_FILE), 'utf8')).toBe(
       [
@@ -70,7 +70,7 @@ describe('writeDist: writing and replacing dist/', () => {
     // WHEN the same tree is written again
     const r = write();
     // THEN it reports no change and not one inode or mtime moved
-    expect(r).toEqual({ indexDigest: expect.stringMatching(/^[0-9a-f]{64}$/), ok: true, changed: false, written: 0, removed: 0 });
+    expect(r).toEqual({ indexDigest: expect.stringMatching(/^[0-9a-f]{64}$/), indexStamp: expect.stringMatching(/^[0-9]+:[0-9]+:[0-9]+:/), ok: true, changed: false, written: 0, removed: 0 });
     expect(stamps(ws.outDir)).toEqual(before);
     expect(fs.readdirSync(ws.dir).sort()).toEqual(parentBefore);
   });
@@ -83,7 +83,7 @@ describe('writeDist: writing and replacing dist/', () => {
     const r = write(next);
     // THEN rt-1's files and folders are gone and the index no longer lists them
     // (the two files that stay are moved as they are: nothing is written but the index)
-    expect(r).toEqual({ indexDigest: expect.stringMatching(/^[0-9a-f]{64}$/), ok: true, changed: true, written: 0, removed: 2 });
+    expect(r).toEqual({ indexDigest: expect.stringMatching(/^[0-9a-f]{64}$/), indexStamp: expect.stringMatching(/^[0-9]+:[0-9]+:[0-9]+:/), ok: true, changed: true, written: 0, removed: 2 });
     expect(fs.existsSync(path.join(ws.outDir, 'runtimes/rt-1'))).toBe(false);
     expect(Object.keys(readDistIndex(ws.outDir)?.files ?? {})).toEqual(['gitops/kustomization.yaml', 'runtimes/rt-2/skr/kyma.yaml']);
     expect(treeHash(ws.outDir)).toBe(ws.expectedHash(next));
@@ -354,7 +354,7 @@ describe('writeDist: recovery of what a killed run left behind', () => {
     const r = write(TREE, (previous) => void seen.push(previous));
     // THEN the guard saw the restored tree, the write was a no-op on it, and no leftovers remain
     expect(seen).toEqual([oldIndex]);
-    expect(r).toEqual({ indexDigest: expect.stringMatching(/^[0-9a-f]{64}$/), ok: true, changed: false, written: 0, removed: 0 });
+    expect(r).toEqual({ indexDigest: expect.stringMatching(/^[0-9a-f]{64}$/), indexStamp: expect.stringMatching(/^[0-9]+:[0-9]+:[0-9]+:/), ok: true, changed: false, written: 0, removed: 0 });
     expect(ws.leftovers()).toEqual([]);
     expect(treeHash(ws.outDir)).toBe(ws.expectedHash(TREE));
   });
