@@ -34,6 +34,12 @@ export interface CommittedInputs {
   /** The GitOps options (JSON) that the runtimes' own GitOps files and the lists depend on. */
   readonly gitops: string;
   readonly entries: readonly RuntimeEntry[];
+  /**
+   * The index text the trusted record describes: the lines of runtimes whose records are that
+   * record's own (RuntimeEntry.recorded) are taken from its inputs section, not serialized again
+   * (25 ms at 10,000 runtimes).
+   */
+  readonly previous?: string;
 }
 
 /**
@@ -64,13 +70,36 @@ function libraryVersions(): string {
 export function inputsSection(c: CommittedInputs): (prefixDigest: string) => string {
   return (prefixDigest) => {
     const entries = [...c.entries].sort((a, b) => cmp(a.relPath, b.relPath));
-    const runtimes = entries.length === 0 ? '{}' : `{\n${entries.map((e) => `      ${JSON.stringify(e.relPath)}: ${JSON.stringify(entryOf(e.record))}`).join(',\n')}\n    }`;
+    const earlier = c.previous !== undefined && entries.some((e) => e.recorded) ? runtimeLines(c.previous) : undefined;
+    const line = (e: RuntimeEntry): string => (e.recorded ? earlier?.get(e.relPath) : undefined) ?? `      ${JSON.stringify(e.relPath)}: ${JSON.stringify(entryOf(e.record))}`;
+    const runtimes = entries.length === 0 ? '{}' : `{\n${entries.map(line).join(',\n')}\n    }`;
     const body =
       INPUTS_START +
       [`    "epoch": ${c.epoch}`, `    "expiries": ${JSON.stringify(c.thresholds)}`, `    "gitops": ${JSON.stringify(c.gitops)}`, `    "key": "${c.key}"`, `    "runtimes": ${runtimes}`].join(',\n') +
       ',\n';
     return `${body}    "seal": "${sealOf(prefixDigest, body)}"${INPUTS_END}`;
   };
+}
+
+const RUNTIMES_START = '    "runtimes": {\n';
+
+/** The runtime lines of an index's inputs section by runtime file (without their separators); empty when it has none. */
+function runtimeLines(text: string): Map<string, string> {
+  const lines = new Map<string, string>();
+  const inputs = indexParts(text)?.inputs ?? '';
+  const start = inputs.indexOf(RUNTIMES_START);
+  if (start < 0) return lines;
+  for (let at = start + RUNTIMES_START.length; ; ) {
+    const end = inputs.indexOf('\n', at);
+    if (end < 0) return lines;
+    const line = inputs.slice(at, inputs[end - 1] === ',' ? end - 1 : end);
+    // `      "<relPath>": [...]`; a path JSON escapes is not taken (its line is written anew).
+    const keyEnd = line.indexOf('": [');
+    if (!line.startsWith('      "') || keyEnd < 0) return lines;
+    const rel = line.slice(7, keyEnd);
+    if (!rel.includes('\\')) lines.set(rel, line);
+    at = end + 1;
+  }
 }
 
 function sealOf(prefixDigest: string, body: string): string {

@@ -31,6 +31,8 @@ export interface RuntimeEntry {
   readonly record: RuntimeRecord;
   /** Its files stay as dist/ has them (record.targets says which folders); else the render produced them. */
   readonly kept: boolean;
+  /** Its record is the trusted record's own (its file was not parsed): the index's inputs section has its line. */
+  readonly recorded?: boolean;
   /** Rendered in a part, which also wrote its own GitOps files into the staging tree. */
   readonly gitopsStaged?: boolean;
   /** Rendered in this thread: the CRDs its skr-config/ needs, for its own GitOps files (RuntimeWiring). */

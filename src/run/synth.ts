@@ -156,7 +156,7 @@ function renderInThread({ checked, diagnostics, byName, inputOf, isUnchanged }: 
   // A reused file keeps its record; the stamp is the one it has now (a file read by digest gets one once it settled).
   const entries: RuntimeEntry[] = reusedFiles.map((f) => {
     const { stamp: _old, ...record } = reusable!.runtimes[f.relPath]!;
-    return { relPath: f.relPath, record: f.stamp === undefined ? record : { ...record, stamp: f.stamp }, kept: true };
+    return { relPath: f.relPath, record: f.stamp === undefined ? record : { ...record, stamp: f.stamp }, kept: true, recorded: true };
   });
   const toRender = checked.runtimes.filter((r) => !isUnchanged(model, r));
   const render = renderFleet(model, toRender, undefined, new Map(), false);
@@ -257,7 +257,7 @@ function write(options: SynthOptions, planned: RunPlan, rendered: Rendered, keep
     const names = new Set(entries.map((e) => e.record.identity.name));
     // The index also records how each runtime was rendered (./committed-record.ts).
     const thresholds = timeThresholds(model);
-    const inputs = inputsSection({ key: planned.committedKey, thresholds, epoch: epochOf(thresholds, options.now), gitops: JSON.stringify(model.options.gitops), entries });
+    const inputs = inputsSection({ key: planned.committedKey, thresholds, epoch: epochOf(thresholds, options.now), gitops: JSON.stringify(model.options.gitops), entries, ...(planned.trusted && planned.index ? { previous: planned.index.text } : {}) });
     result = session.commit(options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, names, model.options.maxRemovalShare), inputs);
   } catch (e) {
     session.abort();
