@@ -7,6 +7,7 @@
 // dist/'s files are hashed against the index (./committed-record.ts).
 
 import * as path from 'node:path';
+import { codeKey } from '../lib/code-key';
 import { indexTextDigest, parseIndex, readIndexFile, vouchedIndexDigest } from '../lib/dist-index';
 import { type FleetLayers, loadFleet, loadLayers } from '../load/load';
 import { startScan, startTouched, type TreeScan } from '../write/tree-scan';
@@ -150,6 +151,8 @@ export function startPlanCheck(options: PlanOptions, withoutRecord: boolean): St
   let key: string;
   let fleetKey: string;
   try {
+    // The program's key as the record's run found it, while its files have the stamps they had then.
+    if (record?.code) codeKey(record.code);
     layers = loadLayers({ fleetDir: options.fleetDir, cwd: options.cwd });
     key = layersKey(layers, { allowEmpty: options.allowEmpty ?? false });
     fleetKey = committedKey(layers);

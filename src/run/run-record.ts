@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { LoadedLayers } from '../load/load';
 import type { FleetModel, RuntimeIdentity } from '../validate/model';
 import { EXTENSIONS } from '../extensions';
-import { codeKey } from '../lib/code-key';
+import { codeKey, type CodeKeyRecord } from '../lib/code-key';
 import type { Diagnostic } from '../lib/diagnostics';
 import type { Target } from '../render/render-runtime';
 import { rolloutModelsBeside } from '../rollout/ring-resolve';
@@ -50,6 +50,8 @@ export interface RunRecord {
    * longer describes dist/ (see touchedSince in src/write/tree-scan.ts).
    */
   readonly settled: number;
+  /** The program's key and the stamps of its files at that run (src/lib/code-key.ts): this program, not read again while they stand. */
+  readonly code?: CodeKeyRecord;
   /** The GitOps options of that run (JSON), which a runtime's own GitOps files depend on. */
   readonly gitops: string;
   /** By runtime file relPath (runtimes/<name>.yaml). */
@@ -69,6 +71,7 @@ export function loadRunRecord(cacheDir: string, cwd: string, fleetRoot: string, 
     if (!Array.isArray(parsed.thresholds) || typeof parsed.epoch !== 'number' || typeof parsed.index !== 'string' || typeof parsed.gitops !== 'string') return undefined;
     if (typeof parsed.settled !== 'number' || !Number.isFinite(parsed.settled)) return undefined;
     if (parsed.indexStamp !== undefined && typeof parsed.indexStamp !== 'string') return undefined;
+    if (parsed.code !== undefined && (typeof parsed.code?.key !== 'string' || typeof parsed.code.files !== 'string')) return undefined;
     return parsed;
   } catch {
     return undefined;

@@ -10,6 +10,7 @@
 
 import * as path from 'node:path';
 import { gitopsListFiles, runtimeGitopsFiles } from '../gitops/gitops';
+import { codeKeyRecord } from '../lib/code-key';
 import { cmp, type Diagnostic, ExitCode, hasErrors } from '../lib/diagnostics';
 import { type IndexView, parseIndex } from '../lib/dist-index';
 import { loadLayers } from '../load/load';
@@ -271,6 +272,7 @@ function write(options: SynthOptions, planned: RunPlan, rendered: Rendered, keep
 function save(options: SynthOptions, planned: RunPlan, rendered: Rendered, result: WriteResult & { ok: true }): void {
   if (!options.cacheDir) return;
   const thresholds = timeThresholds(rendered.model);
+  const code = codeKeyRecord();
   saveRunRecord(options.cacheDir, options.cwd, planned.fleetRoot, planned.outDir, {
     version: 3,
     key: planned.key,
@@ -281,6 +283,7 @@ function save(options: SynthOptions, planned: RunPlan, rendered: Rendered, resul
     // After the commit: every file of dist/ was written or moved by now (touchedSince, src/write/tree-scan.ts).
     settled: Date.now(),
     gitops: JSON.stringify(rendered.model.options.gitops),
+    ...(code ? { code } : {}),
     runtimes: Object.fromEntries(rendered.entries.map((e) => [e.relPath, e.record])),
   });
 }
