@@ -83,10 +83,16 @@ function runOnce(options: SynthOptions, preview: boolean, seen?: (p: RunPlan) =>
   // The fleet is checked while worker threads look at dist/ (the plan as it is when dist/ is as
   // the record says); when it is not, the check is made again with the plan as it is.
   let early: ReturnType<typeof check> | undefined;
+  // Rendered and kept with the assumed plan too, before the workers' answer is asked for: they look
+  // at dist/ meanwhile, and what they have not looked at by then this thread looks at itself.
+  let earlyOutcome: RenderOutcome | undefined;
+  let earlyKeeping: Keeping | undefined;
   if (started.assumed.parts === 0) {
     options.progress?.('checking the fleet', 0, started.assumed.runtimeFiles);
     try {
       early = check(options, started.assumed);
+      earlyOutcome = renderInThread(early, started.assumed, preview);
+      if ('rendered' in earlyOutcome) earlyKeeping = keep(earlyOutcome.rendered, started.assumed);
     } catch (e) {
       started.cancel();
       throw e;
@@ -116,11 +122,11 @@ function runOnce(options: SynthOptions, preview: boolean, seen?: (p: RunPlan) =>
       }
     }
   }
-  outcome ??= renderInThread(early && confirmed.held ? early : check(options, planned), planned, preview);
+  outcome ??= earlyOutcome && confirmed.held ? earlyOutcome : renderInThread(check(options, planned), planned, preview);
   if ('failed' in outcome) return outcome.failed;
   if ('upToDate' in outcome) return outcome.upToDate;
   const rendered = outcome.rendered;
-  const keeping = keep(rendered, planned);
+  const keeping = earlyKeeping && outcome === earlyOutcome ? earlyKeeping : keep(rendered, planned);
   if (!keeping) {
     session?.abort();
     return undefined;

@@ -253,16 +253,23 @@ export function scanPart(input: ScanPartInput, beat: () => void = () => {}): Sca
   return out;
 }
 
-/** What one range of listed files asks of a worker: were any of them touched after `settled`? */
+/**
+ * What a worker of touchedSince is given: the index in ranges, which the workers and the caller
+ * claim one at a time, and whether any listed file was touched after `settled`.
+ */
 export interface TouchedPartInput {
   readonly root: string;
-  /** The index lines of the range (IndexView.linesOf). */
-  readonly lines: Lines;
+  /** The index lines of each range (IndexView.linesOf). */
+  readonly ranges: readonly Lines[];
   readonly settled: number;
+  /** Shared with the caller and the other workers: [0] the next range to claim, [1] 1 once a touched file was found. */
+  readonly claims: SharedArrayBuffer;
 }
 
 /** Listed files below which one thread is faster than starting workers. */
 const MIN_FILES_PER_WORKER = 20000;
+/** Listed files of a range claimed at a time: the caller, once it asks for the answer, waits at most for one range a worker has claimed. */
+const FILES_PER_RANGE = 2048;
 
 /**
  * True when a file the index lists is missing, not a regular file, or has an mtime or ctime after
@@ -274,21 +281,38 @@ const MIN_FILES_PER_WORKER = 20000;
  * which restores what was edited. Files with a newer time but the same bytes (a `git stash pop`,
  * `touch`) only cost that one verifying run.
  */
-export function touchedSince(root: string, view: IndexView, settled: number, threads: number, perThread = MIN_FILES_PER_WORKER): boolean {
-  return startTouched(root, view, settled, threads, perThread).finish();
+export function touchedSince(root: string, view: IndexView, settled: number, threads: number, perThread = MIN_FILES_PER_WORKER, perRange = FILES_PER_RANGE): boolean {
+  return startTouched(root, view, settled, threads, perThread, perRange).finish();
 }
 
-/** touchedSince, started: the workers look while the caller works on; `finish` waits for them. */
-export function startTouched(root: string, view: IndexView, settled: number, threads: number, perThread = MIN_FILES_PER_WORKER): Pending<boolean> {
-  const count = Math.min(threads, Math.floor(view.size / perThread));
-  const script = count > 1 ? compiledScript(__dirname, 'tree-scan-worker.js') : undefined;
-  const inputs = script ? Array.from({ length: count }, (_, k): TouchedPartInput => ({ root, settled, lines: view.linesOf(Math.floor((view.size * k) / count), Math.floor((view.size * (k + 1)) / count)) })) : [];
-  const tasks = script ? startSyncTasks<TouchedPartInput, boolean>(script, inputs) : undefined;
+/**
+ * touchedSince, started: one worker fewer than `threads` looks while the caller works on (on two
+ * cores, a second worker only took CPU from the caller); `finish` claims the ranges no worker has
+ * claimed yet and looks at them in this thread, then waits for the workers.
+ */
+export function startTouched(root: string, view: IndexView, settled: number, threads: number, perThread = MIN_FILES_PER_WORKER, perRange = FILES_PER_RANGE): Pending<boolean> {
+  const count = Math.min(threads - 1, Math.floor(view.size / perThread));
+  const script = count > 0 ? compiledScript(__dirname, 'tree-scan-worker.js') : undefined;
+  const bounds: number[] = [];
+  for (let i = 0; i < view.size; i += perRange) bounds.push(i);
+  bounds.push(view.size);
+  const claims = new SharedArrayBuffer(8);
+  const input: TouchedPartInput = { root, settled, ranges: script ? bounds.slice(1).map((to, k) => view.linesOf(bounds[k]!, to)) : [], claims };
+  const tasks = script ? startSyncTasks<TouchedPartInput, boolean>(script, Array.from({ length: count }, () => input)) : undefined;
+  const prefix = below(root);
   return {
     finish: () => {
-      const answered = tasks?.wait();
-      if (answered) return answered.some(Boolean);
-      const prefix = below(root);
+      if (tasks) {
+        const shared = new Int32Array(claims);
+        let found = false;
+        for (let k = Atomics.add(shared, 0, 1); k < bounds.length - 1 && !found && Atomics.load(shared, 1) === 0; k = Atomics.add(shared, 0, 1)) {
+          for (let i = bounds[k]!; i < bounds[k + 1]! && !found; i++) found = touched(prefix, view.relAt(i), settled);
+        }
+        if (found) Atomics.store(shared, 1, 1);
+        const answered = tasks.wait();
+        if (answered) return found || answered.some(Boolean);
+        // A worker failed or stalled (its range is unknown): everything in this thread.
+      }
       for (let i = 0; i < view.size; i++) if (touched(prefix, view.relAt(i), settled)) return true;
       return false;
     },
@@ -296,10 +320,18 @@ export function startTouched(root: string, view: IndexView, settled: number, thr
   };
 }
 
-/** touchedSince for one range of the index. */
+/** touchedSince in a worker: the ranges it claims, until none is left or a touched file was found. */
 export function touchedPart(input: TouchedPartInput): boolean {
   const prefix = below(input.root);
-  for (const listed = new LineCursor(input.lines); listed.rel !== undefined; listed.next()) if (touched(prefix, listed.rel, input.settled)) return true;
+  const shared = new Int32Array(input.claims);
+  for (let k = Atomics.add(shared, 0, 1); k < input.ranges.length && Atomics.load(shared, 1) === 0; k = Atomics.add(shared, 0, 1)) {
+    for (const listed = new LineCursor(input.ranges[k]!); listed.rel !== undefined; listed.next()) {
+      if (touched(prefix, listed.rel, input.settled)) {
+        Atomics.store(shared, 1, 1);
+        return true;
+      }
+    }
+  }
   return false;
 }
 

@@ -10,7 +10,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cmp } from '../../src/lib/diagnostics';
 import { INDEX_FILE, parseIndex, readIndexBytes, sha256 } from '../../src/lib/dist-index';
 import { writeDist } from '../../src/write/dist-writer';
-import { scanTree, touchedSince, type TreeScan } from '../../src/write/tree-scan';
+import { scanTree, startTouched, touchedSince, type TreeScan } from '../../src/write/tree-scan';
 import { assertBuilt, Workspace } from './dist-fixture';
 
 /** What a scan must find, by the plainest means: walk everything, hash every listed file. */
@@ -227,5 +227,11 @@ describe('scanning dist/ in one pass', () => {
     expect(touchedSince(ws.outDir, view, settled, 1)).toBe(touched);
     // Worker threads by ranges of the index: the same answer whichever range holds the file.
     for (const threads of [2, 3, 5]) expect(touchedSince(ws.outDir, view, settled, threads, 1)).toBe(touched);
+    // Ranges of one file, claimed one at a time by the workers and by this thread when it asks for the answer.
+    for (const threads of [2, 3]) expect(touchedSince(ws.outDir, view, settled, threads, 1, 1)).toBe(touched);
+    // The answer asked for only after the workers have claimed every range: theirs alone.
+    const started = startTouched(ws.outDir, view, settled, 2, 1, 1);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
+    expect(started.finish()).toBe(touched);
   });
 });
