@@ -259,11 +259,12 @@ export function scanPart(input: ScanPartInput, beat: () => void = () => {}): Sca
  */
 export interface TouchedPartInput {
   readonly root: string;
-  /** The index lines of each range (IndexView.linesOf). */
+  /** The index lines of each range of this worker's block (IndexView.linesOf). */
   readonly ranges: readonly Lines[];
   readonly settled: number;
-  /** Shared with the caller and the other workers: [0] the next range to claim, [1] 1 once a touched file was found. */
+  /** Shared with the caller and the other workers: [0] 1 once a touched file was found, [slot] the next range of this block to claim. */
   readonly claims: SharedArrayBuffer;
+  readonly slot: number;
 }
 
 /** Listed files below which one thread is faster than starting workers. */
@@ -287,8 +288,8 @@ export function touchedSince(root: string, view: IndexView, settled: number, thr
 
 /**
  * touchedSince, started: one worker fewer than `threads` looks while the caller works on (on two
- * cores, a second worker only took CPU from the caller); `finish` claims the ranges no worker has
- * claimed yet and looks at them in this thread, then waits for the workers.
+ * cores, a second worker only took CPU from the caller); `finish` claims the ranges of each worker's
+ * block it has not claimed yet and looks at them in this thread, then waits for the workers.
  */
 export function startTouched(root: string, view: IndexView, settled: number, threads: number, perThread = MIN_FILES_PER_WORKER, perRange = FILES_PER_RANGE): Pending<boolean> {
   const count = Math.min(threads - 1, Math.floor(view.size / perThread));
@@ -296,19 +297,24 @@ export function startTouched(root: string, view: IndexView, settled: number, thr
   const bounds: number[] = [];
   for (let i = 0; i < view.size; i += perRange) bounds.push(i);
   bounds.push(view.size);
-  const claims = new SharedArrayBuffer(8);
-  const input: TouchedPartInput = { root, settled, ranges: script ? bounds.slice(1).map((to, k) => view.linesOf(bounds[k]!, to)) : [], claims };
-  const tasks = script ? startSyncTasks<TouchedPartInput, boolean>(script, Array.from({ length: count }, () => input)) : undefined;
+  // A block of ranges per worker (each is given only its block's lines, as many as before all together).
+  const ranges = bounds.length - 1;
+  const blocks = script ? Array.from({ length: count }, (_, w) => [Math.floor((ranges * w) / count), Math.floor((ranges * (w + 1)) / count)] as const) : [];
+  const claims = new SharedArrayBuffer(4 * (1 + blocks.length));
+  const inputs = blocks.map(([first, end], w): TouchedPartInput => ({ root, settled, ranges: bounds.slice(first + 1, end + 1).map((to, k) => view.linesOf(bounds[first + k]!, to)), claims, slot: 1 + w }));
+  const tasks = script ? startSyncTasks<TouchedPartInput, boolean>(script, inputs) : undefined;
   const prefix = below(root);
   return {
     finish: () => {
       if (tasks) {
         const shared = new Int32Array(claims);
         let found = false;
-        for (let k = Atomics.add(shared, 0, 1); k < bounds.length - 1 && !found && Atomics.load(shared, 1) === 0; k = Atomics.add(shared, 0, 1)) {
-          for (let i = bounds[k]!; i < bounds[k + 1]! && !found; i++) found = touched(prefix, view.relAt(i), settled);
-        }
-        if (found) Atomics.store(shared, 1, 1);
+        blocks.forEach(([first, end], w) => {
+          for (let k = Atomics.add(shared, 1 + w, 1); first + k < end && !found && Atomics.load(shared, 0) === 0; k = Atomics.add(shared, 1 + w, 1)) {
+            for (let i = bounds[first + k]!; i < bounds[first + k + 1]! && !found; i++) found = touched(prefix, view.relAt(i), settled);
+          }
+        });
+        if (found) Atomics.store(shared, 0, 1);
         const answered = tasks.wait();
         if (answered) return found || answered.some(Boolean);
         // A worker failed or stalled (its range is unknown): everything in this thread.
@@ -320,14 +326,14 @@ export function startTouched(root: string, view: IndexView, settled: number, thr
   };
 }
 
-/** touchedSince in a worker: the ranges it claims, until none is left or a touched file was found. */
+/** touchedSince in a worker: the ranges of its block it claims, until none is left or a touched file was found. */
 export function touchedPart(input: TouchedPartInput): boolean {
   const prefix = below(input.root);
   const shared = new Int32Array(input.claims);
-  for (let k = Atomics.add(shared, 0, 1); k < input.ranges.length && Atomics.load(shared, 1) === 0; k = Atomics.add(shared, 0, 1)) {
+  for (let k = Atomics.add(shared, input.slot, 1); k < input.ranges.length && Atomics.load(shared, 0) === 0; k = Atomics.add(shared, input.slot, 1)) {
     for (const listed = new LineCursor(input.ranges[k]!); listed.rel !== undefined; listed.next()) {
       if (touched(prefix, listed.rel, input.settled)) {
-        Atomics.store(shared, 1, 1);
+        Atomics.store(shared, 0, 1);
         return true;
       }
     }

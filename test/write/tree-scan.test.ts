@@ -230,8 +230,28 @@ describe('scanning dist/ in one pass', () => {
     // Ranges of one file, claimed one at a time by the workers and by this thread when it asks for the answer.
     for (const threads of [2, 3]) expect(touchedSince(ws.outDir, view, settled, threads, 1, 1)).toBe(touched);
     // The answer asked for only after the workers have claimed every range: theirs alone.
-    const started = startTouched(ws.outDir, view, settled, 2, 1, 1);
+    const started = startTouched(ws.outDir, view, settled, 3, 1, 1);
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
     expect(started.finish()).toBe(touched);
+  });
+
+  it('every range of every worker\'s block is looked at, by the worker or by the caller: each listed file alone touched is found', () => {
+    expect(writeDist({ outDir: ws.outDir, files: tree(NAMES) }).ok).toBe(true);
+    const view = parseIndex(fs.readFileSync(path.join(ws.outDir, INDEX_FILE), 'utf8'))!.view;
+    const settled = Date.now() + 1;
+    const wait = Date.now() + 30;
+    while (Date.now() < wait);
+    expect(touchedSince(ws.outDir, view, settled, 3, 1, 1)).toBe(false);
+    for (let i = 0; i < view.size; i++) {
+      // A later mtime than a settled time far ahead of the others: only this file counts as touched.
+      const later = Date.now() + 3_600_000 * (i + 1);
+      fs.utimesSync(path.join(ws.outDir, view.relAt(i)), new Date(later), new Date(later));
+      const onlyThis = later - 1000;
+      for (const pause of [0, 300]) {
+        const started = startTouched(ws.outDir, view, onlyThis, 3, 1, 1);
+        if (pause > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause);
+        expect(started.finish(), `${view.relAt(i)}, asked after ${pause} ms`).toBe(true);
+      }
+    }
   });
 });
