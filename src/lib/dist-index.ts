@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sha256 } from './digest';
 import { fileStamp, statStamp } from './file-stamp';
+import { openForReading } from './open-for-reading';
 import { cmp } from './diagnostics';
 import { IndexBytes, IndexView } from './index-view';
 
@@ -158,33 +159,27 @@ function fileDigest(file: string): string {
  * is unreadable.
  */
 export function readIndexBytes(outDir: string): Buffer | undefined {
-  try {
-    const file = path.join(outDir, INDEX_FILE);
-    const st = fs.lstatSync(file);
-    if (!st.isFile()) return undefined;
-    return fs.readFileSync(file);
-  } catch {
-    return undefined;
-  }
+  return readIndexFile(outDir)?.bytes;
 }
 
 /**
- * The bytes of dist/'s index (not followed through a symlink) and its stamp after they were read,
- * if it was settled at `runStart` (src/lib/file-stamp.ts); undefined when there is none or it is unreadable.
+ * The bytes of dist/'s index (not followed through a symlink) and, with `runStart`, its stamp after
+ * they were read if it was settled then (src/lib/file-stamp.ts); undefined when there is none or it
+ * is unreadable.
  */
-export function readIndexFile(outDir: string, runStart: number): { readonly bytes: Buffer; readonly stamp?: string } | undefined {
+export function readIndexFile(outDir: string, runStart?: number): { readonly bytes: Buffer; readonly stamp?: string } | undefined {
   const file = path.join(outDir, INDEX_FILE);
   let fd: number;
   try {
     if (!fs.lstatSync(file).isFile()) return undefined;
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    fd = openForReading(file, fs.constants.O_NOFOLLOW ?? 0);
   } catch {
     return undefined;
   }
   try {
     const bytes = fs.readFileSync(fd);
     // Taken after the read: a write during it leaves a later ctime than this stamp.
-    const stamp = fileStamp(fs.fstatSync(fd), runStart);
+    const stamp = runStart === undefined ? undefined : fileStamp(fs.fstatSync(fd), runStart);
     return stamp === undefined ? { bytes } : { bytes, stamp };
   } catch {
     return undefined;
