@@ -189,6 +189,15 @@ export function readIndexFile(outDir: string, runStart?: number): { readonly byt
 }
 
 /** The stamp of dist/'s index as it is now (statStamp), or undefined when there is none or it cannot be looked at. */
+/** The size in bytes of dist/'s index file, 0 when there is none (what the plan starts workers by, before it reads the file). */
+export function indexFileBytes(outDir: string): number {
+  try {
+    return fs.lstatSync(path.join(outDir, INDEX_FILE), { throwIfNoEntry: false })?.size ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
 export function indexFileStamp(outDir: string): string | undefined {
   try {
     const st = fs.lstatSync(path.join(outDir, INDEX_FILE), { throwIfNoEntry: false });

@@ -3,12 +3,14 @@
 // render produced. One assembly for every way a runtime is rendered: synth in this thread
 // (./synth.ts), a part in a worker thread (./parallel/part.ts), a shard (./shard/render-shard.ts).
 // The targets are what the render returned (RenderedFleet.wiring), never read back from file paths.
+// sameWiring tells whether a run's runtimes and their targets are those a record lists.
 
-import type { Target } from '../render/render-runtime';
+import { type Target, TARGETS } from '../render/render-runtime';
 import type { ResolvedRuntime } from '../resolve/resolve';
 import { identityOf, type RuntimeIdentity } from '../validate/model';
 import type { CheckedFleet } from './check';
-import { recordedDiagnostics } from './run-record';
+import { recordedDiagnostics, type RunRecord } from './run-record';
+import type { RuntimeEntry } from './stages';
 
 export interface RenderedRuntimeRecord {
   /** Its runtime file in the fleet folder (runtimes/<name>.yaml) and as this run displays it. */
@@ -39,4 +41,25 @@ export function renderedRuntimeRecord(checked: Pick<CheckedFleet, 'runtimeFiles'
     diagnostics: recordedDiagnostics(checked.runtimeDiagnostics.get(r.runtime.file) ?? [], r.runtime.file),
     targets,
   };
+}
+
+/** True when the runtimes (by name) and their sets of targets are exactly those the record lists. */
+export function sameWiring(entries: readonly RuntimeEntry[], record: RunRecord): boolean {
+  // A set of targets as bits (one per target of TARGETS), a mismatch for anything else.
+  const unknown = 1 << TARGETS.length;
+  const bits = (targets: readonly string[]): number => {
+    let b = 0;
+    for (const t of targets) {
+      const i = TARGETS.indexOf(t as Target);
+      b |= i < 0 ? unknown : 1 << i;
+    }
+    return b;
+  };
+  const before = new Map<string, number>();
+  for (const r of Object.values(record.runtimes)) before.set(r.identity.name, bits(r.targets));
+  if (before.size !== entries.length) return false;
+  return entries.every((e) => {
+    const b = before.get(e.record.identity.name);
+    return b !== undefined && b < unknown && b === bits(e.record.targets);
+  });
 }

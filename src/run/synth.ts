@@ -15,7 +15,6 @@ import { cmp, type Diagnostic, ExitCode, hasErrors } from '../lib/diagnostics';
 import { type IndexView, parseIndex } from '../lib/dist-index';
 import { loadLayers } from '../load/load';
 import { renderFleet, type UnchangedRuntime } from '../render/render-fleet';
-import { type Target, TARGETS } from '../render/render-runtime';
 import { diffOfChanges, isEmptyDiff } from '../render/tree-diff';
 import { massRemovalProblem } from '../write/mass-removal';
 import { type DistSession, openDist, type WriteResult } from '../write/dist-writer';
@@ -23,7 +22,7 @@ import type { ProvenDist } from './base-diff';
 import { type CheckedFleet, checkWithRecord, type RecordCheckOptions } from './check';
 import { inputsSection } from './committed-record';
 import { planCheck, type RunPlan, startPlan, type SynthOptions } from './plan';
-import { renderedRuntimeRecord } from './record';
+import { renderedRuntimeRecord, sameWiring } from './record';
 import { renderInParts } from './render-parts';
 import { epochOf, layersKey, loadRunRecord, type RunRecord, saveRunRecord, timeThresholds } from './run-record';
 import type { DiffResult, RenderOutcome, Rendered, RuntimeEntry, SynthResult } from './stages';
@@ -87,18 +86,22 @@ function runOnce(options: SynthOptions, preview: boolean, seen?: (p: RunPlan) =>
   // at dist/ meanwhile, and what they have not looked at by then this thread looks at itself.
   let earlyOutcome: RenderOutcome | undefined;
   let earlyKeeping: Keeping | undefined;
+  // A synth also stages its write and prepares the commit (dist/ locked, the new index built):
+  // once the answer is in, all that is left is to publish.
+  let earlyStaged: Staged | undefined;
   if (started.assumed.parts === 0) {
     options.progress?.('checking the fleet', 0, started.assumed.runtimeFiles);
     try {
       early = check(options, started.assumed);
       earlyOutcome = renderInThread(early, started.assumed, preview);
       if ('rendered' in earlyOutcome) earlyKeeping = keep(earlyOutcome.rendered, started.assumed);
+      if (!preview && earlyKeeping && 'rendered' in earlyOutcome) earlyStaged = stage(options, started.assumed, earlyOutcome.rendered, earlyKeeping, undefined, false);
     } catch (e) {
       started.cancel();
       throw e;
     }
   }
-  const confirmed = started.confirm();
+  const confirmed = confirmPlan(started, earlyStaged);
   const planned = confirmed.plan;
   seen?.(planned);
   if (!early || !confirmed.held) options.progress?.('checking the fleet', 0, planned.runtimeFiles);
@@ -133,11 +136,23 @@ function runOnce(options: SynthOptions, preview: boolean, seen?: (p: RunPlan) =>
   }
   const names = new Set(rendered.entries.map((e) => e.record.identity.name));
   const base = { exitCode: ExitCode.Ok, diagnostics: rendered.diagnostics, runtimes: names.size, rendered: rendered.entries.filter((e) => !e.kept).length, ...(session ? { parts: planned.parts } : {}) };
-  const result = write(options, planned, rendered, keeping, session, preview);
+  const staged = earlyStaged && confirmed.held ? earlyStaged : stage(options, planned, rendered, keeping, session, preview);
+  const result = 'session' in staged ? publishStaged(staged.session, options) : staged;
   if (!result.ok) return { ...base, exitCode: result.exitCode, problem: result.problem };
   if ('diff' in result) return { ...base, diff: result.diff };
   save(options, planned, rendered, result);
   return { ...base, changed: result.changed, written: result.written, removed: result.removed };
+}
+
+/** started.confirm(); a write staged early that will not be published (the plan did not hold, or the confirm failed) lets go of dist/ first. */
+function confirmPlan(started: ReturnType<typeof startPlan>, staged: Staged | undefined): ReturnType<ReturnType<typeof startPlan>['confirm']> {
+  let confirmed: ReturnType<ReturnType<typeof startPlan>['confirm']> | undefined;
+  try {
+    confirmed = started.confirm();
+    return confirmed;
+  } finally {
+    if (!confirmed?.held && staged && 'session' in staged) staged.session.abort();
+  }
 }
 
 /** The check stage in this thread, with the run record. */
@@ -196,9 +211,8 @@ function keep(rendered: Rendered, planned: RunPlan): Keeping | undefined {
   const anyKept = entries.some((e) => e.kept);
   const previousView: IndexView | undefined = anyKept && planned.index ? parseIndex(planned.index.text, { ours: trusted !== undefined })?.view : undefined;
   const gitopsJson = JSON.stringify(model.options.gitops);
-  // Every runtime's GitOps files are looked up, in name order, not the index's order (shard first).
-  let gitopsListed: Set<string> | undefined;
-  const listed = (rel: string): boolean => (gitopsListed ??= previousView!.relsIn('gitops')).has(rel);
+  const sameGitops = trusted?.gitops === gitopsJson;
+  const listed = (rel: string): boolean => previousView!.find(rel) >= 0;
   const unchanged = new Map<string, UnchangedRuntime>();
   const folders: string[] = [];
   const files: string[] = [];
@@ -217,24 +231,32 @@ function keep(rendered: Rendered, planned: RunPlan): Keeping | undefined {
     }
     const gitopsFiles = runtimeGitopsFiles({ name, runtimeID, targets: e.record.targets }, model.options.gitops);
     // Its own GitOps files stay as they are; they depend on what only its render knows (the CRDs
-    // its skr-config/ needs), so where they cannot stay, everything is done anew.
-    if (gitopsFiles.length > 0 && !(trusted?.gitops === gitopsJson && gitopsFiles.every(listed))) return undefined;
+    // its skr-config/ needs), so where they cannot stay (other GitOps options, or not in dist/:
+    // looked up below), everything is done anew.
+    if (gitopsFiles.length > 0 && !sameGitops) return undefined;
     files.push(...gitopsFiles);
     unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops: gitopsFiles.length > 0 });
   }
   // The GitOps lists name every runtime and its targets: while those and the GitOps options are the
   // ones of the run that wrote dist/, the lists stay as they are (a 20,000-line list not rebuilt).
   const listFiles = gitopsListFiles(entries.map((e) => e.record.identity), model.options.gitops);
-  const lists = previousView !== undefined && trusted?.gitops === gitopsJson && sameWiring(entries, trusted) && listFiles.every(listed);
+  const lists = previousView !== undefined && sameGitops && sameWiring(entries, trusted!) && listFiles.every(listed);
   if (lists) files.push(...listFiles);
-  // In index order: the writer finds each by a search that gallops from the last one.
-  return { folders, files: files.sort(), unchanged, lists };
+  // In index order (the runtimes' files are in name order, their shards first): each search gallops from the last one, here and in the writer.
+  files.sort();
+  if (!files.every(listed)) return undefined;
+  return { folders, files, unchanged, lists };
 }
 
 type Written = WriteResult | { ok: true; diff: NonNullable<DiffResult['diff']> } | { ok: false; problem: NonNullable<SynthResult['problem']>; exitCode: 1 | 4 };
+/** A write staged and its commit prepared (`session`), or how it ended already (refused; previewing, what it would change). */
+type Staged = Written | { ok: true; session: DistSession };
 
-/** The write stage: rendered files, kept entries and the GitOps wiring into dist/ (or, previewing, what that would change). */
-function write(options: SynthOptions, planned: RunPlan, rendered: Rendered, keeping: Keeping, open: DistSession | undefined, preview: boolean): Written {
+/**
+ * The write stage up to the publish: rendered files, kept entries and the GitOps wiring staged into
+ * an open write of dist/, and its commit prepared (or, previewing, what it would change).
+ */
+function stage(options: SynthOptions, planned: RunPlan, rendered: Rendered, keeping: Keeping, open: DistSession | undefined, preview: boolean): Staged {
   const { entries, model } = rendered;
   let session = open;
   if (!session) {
@@ -246,9 +268,7 @@ function write(options: SynthOptions, planned: RunPlan, rendered: Rendered, keep
     if (!opened.ok) return opened;
     session = opened.session;
   }
-  const progress = options.progress ?? (() => {});
-  progress('writing dist/', 0, 1);
-  let result: WriteResult;
+  options.progress?.('writing dist/', 0, 1);
   try {
     for (const [rel, content] of rendered.files) session.add(rel, content);
     if (keeping.folders.length > 0 || keeping.files.length > 0) session.keep(keeping.folders, keeping.files, planned.index!.digest);
@@ -265,12 +285,24 @@ function write(options: SynthOptions, planned: RunPlan, rendered: Rendered, keep
     // The index also records how each runtime was rendered (./committed-record.ts).
     const thresholds = timeThresholds(model);
     const inputs = inputsSection({ key: planned.committedKey, thresholds, epoch: epochOf(thresholds, options.now), gitops: JSON.stringify(model.options.gitops), entries, ...(planned.trusted && planned.index ? { previous: planned.index.text } : {}) });
-    result = session.commit(options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, names, model.options.maxRemovalShare), inputs);
+    session.prepare(options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, names, model.options.maxRemovalShare), inputs);
   } catch (e) {
     session.abort();
     throw e;
   }
-  progress('writing dist/', 1, 1);
+  return { ok: true, session };
+}
+
+/** The write stage's end: what `stage` prepared, published. */
+function publishStaged(session: DistSession, options: SynthOptions): WriteResult {
+  let result: WriteResult;
+  try {
+    result = session.commit();
+  } catch (e) {
+    session.abort();
+    throw e;
+  }
+  options.progress?.('writing dist/', 1, 1);
   return result;
 }
 
@@ -291,27 +323,6 @@ function save(options: SynthOptions, planned: RunPlan, rendered: Rendered, resul
     gitops: JSON.stringify(rendered.model.options.gitops),
     ...(code ? { code } : {}),
     runtimes: Object.fromEntries(rendered.entries.map((e) => [e.relPath, e.record])),
-  });
-}
-
-/** True when the runtimes (by name) and their sets of targets are exactly those the record lists. */
-function sameWiring(entries: readonly RuntimeEntry[], record: RunRecord): boolean {
-  // A set of targets as bits (one per target of TARGETS), a mismatch for anything else.
-  const unknown = 1 << TARGETS.length;
-  const bits = (targets: readonly string[]): number => {
-    let b = 0;
-    for (const t of targets) {
-      const i = TARGETS.indexOf(t as Target);
-      b |= i < 0 ? unknown : 1 << i;
-    }
-    return b;
-  };
-  const before = new Map<string, number>();
-  for (const r of Object.values(record.runtimes)) before.set(r.identity.name, bits(r.targets));
-  if (before.size !== entries.length) return false;
-  return entries.every((e) => {
-    const b = before.get(e.record.identity.name);
-    return b !== undefined && b < unknown && b === bits(e.record.targets);
   });
 }
 

@@ -113,7 +113,8 @@ export function patchOps(
   kept: ReadonlyArray<readonly [number, number]>,
   keptFolders: ReadonlySet<string>,
   hashes: ReadonlyMap<string, string>,
-  newDirs: ReadonlySet<string>,
+  /** Whether the new tree has the folder (a parent of an added file or of a kept entry). */
+  inNew: (dir: string) => boolean,
   written: readonly string[],
   strayDirs: readonly string[],
 ): Op[] {
@@ -127,7 +128,6 @@ export function patchOps(
     }
     return top;
   };
-  const inNew = (d: string): boolean => newDirs.has(d);
   const inOld = (d: string): boolean => previous.hasFolder(d);
   const ops: Op[] = [];
   const seen = new Set<string>();
@@ -155,7 +155,7 @@ export function patchOps(
     return false;
   };
   for (const d of strayDirs) {
-    if (!newDirs.has(d) && !insideKept(d)) {
+    if (!inNew(d) && !insideKept(d)) {
       const top = topmostMissing(d, inNew);
       once(['old', top, 'trash', top]);
     }

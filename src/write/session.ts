@@ -7,7 +7,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
 import { type DistIndex, indexFileStamp, indexTextDigest } from '../lib/dist-index';
-import { indexParts, VERSION_END } from '../lib/index-text';
 import { EARLY_FLUSH_FILES, startEarlyFlush } from './files';
 import type { Existing } from './inspect';
 import type { CrashPoints } from './journal';
@@ -16,6 +15,7 @@ import type { Problem } from './problem';
 import { newIndexText, patchOps, type Plan, planMoves, publish } from './publish';
 import { distChanged, ioProblem, isErrno, type Refusal, refuse, type WriteResult } from './result';
 import { Stager, type StagedFile, type StagingArea } from './stager';
+import { checkKept, keptWithin, mergeSorted, unchanged, withoutInputs } from './commit-checks';
 
 /**
  * A write of dist/ in progress, holding the lock: files are added one by one and written into the
@@ -42,6 +42,13 @@ export interface DistSession {
    * index's inputs section (IndexTextBuilder.finish), the record of how each runtime was rendered.
    */
   commit(guard?: (previous: DistIndex | undefined) => Problem | undefined, inputs?: (prefixDigest: string) => string): WriteResult;
+  /**
+   * Everything commit does short of publishing, done now: the guard and the checks of what is
+   * kept, and the new index (with `inputs`) built and hashed. A caller that still has to learn
+   * whether it may publish (synth, while its workers look at dist/) prepares meanwhile, then
+   * calls commit() without arguments, or abort().
+   */
+  prepare(guard?: (previous: DistIndex | undefined) => Problem | undefined, inputs?: (prefixDigest: string) => string): void;
   /** Deletes the staging tree and releases the lock; dist/ is untouched. */
   abort(): void;
   /**
@@ -113,7 +120,7 @@ export class Session implements DistSession {
   }
 
   add(rel: string, content: string): void {
-    if (this.closed) throw new Error('writeDist: the session is closed');
+    this.mustTake();
     checkPath(rel);
     if (typeof content !== 'string') throw new Error(`writeDist: content of ${JSON.stringify(rel)} is not a string`);
     if (this.hashes.has(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is added twice`);
@@ -136,7 +143,7 @@ export class Session implements DistSession {
   }
 
   addStaged(files: readonly StagedFile[]): void {
-    if (this.closed) throw new Error('writeDist: the session is closed');
+    this.mustTake();
     for (const [rel, hash, written] of files) {
       checkPath(rel);
       if (this.hashes.has(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is added twice`);
@@ -155,7 +162,7 @@ export class Session implements DistSession {
   }
 
   reuse(rel: string, hash: string): void {
-    if (this.closed) throw new Error('writeDist: the session is closed');
+    this.mustTake();
     checkPath(rel);
     if (this.hashes.has(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is both written and reused`);
     this.hashes.set(rel, hash);
@@ -164,7 +171,7 @@ export class Session implements DistSession {
   }
 
   keep(folders: readonly string[], files: readonly string[], indexDigest: string): void {
-    if (this.closed) throw new Error('writeDist: the session is closed');
+    this.mustTake();
     const existing = this.existing;
     if (existing.kind !== 'tree' || this.indexDigest() !== indexDigest) {
       this.keptStale.push(...folders.map((d) => `${d}/`), ...files);
@@ -172,34 +179,61 @@ export class Session implements DistSession {
     }
     const view = existing.index.view;
     for (const dir of folders) {
-      checkPath(dir);
+      // A folder the index lists is a valid path: only one it does not list is checked.
       const [from, to] = view.folder(dir);
-      if (from === to) this.keptStale.push(`${dir}/`);
-      else {
+      if (from === to) {
+        checkPath(dir);
+        this.keptStale.push(`${dir}/`);
+      } else {
         this.kept.push([from, to]);
         this.keptFolders.add(dir);
       }
     }
     for (const rel of files) {
-      checkPath(rel);
       const i = view.find(rel);
-      if (i < 0) this.keptStale.push(rel);
-      else this.kept.push([i, i + 1]);
+      if (i >= 0) this.kept.push([i, i + 1]);
+      else {
+        checkPath(rel);
+        this.keptStale.push(rel);
+      }
     }
+  }
+
+  /** Throws unless the session still takes files (open, not prepared). */
+  private mustTake(): void {
+    if (this.closed) throw new Error('writeDist: the session is closed');
+    if (this.prepared) throw new Error('writeDist: the session is prepared; it takes no more files');
   }
 
   /** sha256 of the current index text (dist/'s), once computed. */
   private digest: string | undefined;
+  /** What commit will do, once decided (prepare). */
+  private prepared: Decision | undefined;
 
   private indexDigest(): string | undefined {
     if (this.existing.kind !== 'tree') return undefined;
     return (this.digest ??= indexTextDigest(this.existing.indexText));
   }
 
+  prepare(guard?: (previous: DistIndex | undefined) => Problem | undefined, inputs?: (prefixDigest: string) => string): void {
+    if (this.closed) throw new Error('writeDist: the session is closed');
+    if (this.prepared) throw new Error('writeDist: the session is prepared already');
+    try {
+      this.prepared = this.decide(guard, inputs);
+    } catch (e) {
+      if (!isErrno(e)) throw e;
+      this.prepared = { result: refuse(ioProblem(e, this.names.display), 4) };
+    }
+  }
+
   commit(guard?: (previous: DistIndex | undefined) => Problem | undefined, inputs?: (prefixDigest: string) => string): WriteResult {
     if (this.closed) throw new Error('writeDist: the session is closed');
     try {
-      return this.finish(guard, inputs);
+      const decided = this.prepared ?? this.decide(guard, inputs);
+      if ('result' in decided) return decided.result;
+      const { names } = this;
+      publish(names, this.id, decided.plan, this.written, decided.index.chunks, this.existing.kind !== 'missing', this.steps);
+      return { ok: true, changed: true, written: this.written.length, removed: decided.removed, indexDigest: decided.index.digest, indexStamp: indexFileStamp(names.outDir) };
     } catch (e) {
       if (isErrno(e)) return refuse(ioProblem(e, this.names.display), 4);
       throw e;
@@ -221,7 +255,7 @@ export class Session implements DistSession {
     const before: string[] = [];
     if (view) for (let i = 0; i < view.size; i++) before.push(view.relAt(i));
     // Kept entries are in both trees, unchanged (checkKept: no added file among them).
-    const kept = this.checkKept();
+    const kept = checkKept(this.kept, view, this.hashes.keys(), this.keptFolders);
     const keptRels: string[] = [];
     const keptAt = new Uint8Array(before.length);
     for (const [from, to] of kept) for (let i = from; i < to; i++) {
@@ -265,12 +299,13 @@ export class Session implements DistSession {
     removeMadeFolders(this.names.parent, this.madeFolders);
   }
 
-  private finish(guard?: (previous: DistIndex | undefined) => Problem | undefined, inputs?: (prefixDigest: string) => string): WriteResult {
+  /** What commit does: return a result (a refusal, or nothing changed) or publish a plan with the new index. */
+  private decide(guard?: (previous: DistIndex | undefined) => Problem | undefined, inputs?: (prefixDigest: string) => string): Decision {
     if (this.failure) throw this.failure;
     const { names, previous, existing } = this;
-    if (this.keptStale.length > 0) return refuse(distChanged(names.display, this.keptStale), 4);
+    if (this.keptStale.length > 0) return { result: refuse(distChanged(names.display, this.keptStale), 4) };
     const view = previous?.view;
-    let kept = this.checkKept();
+    let kept = checkKept(this.kept, view, this.hashes.keys(), this.keptFolders);
     let keptCount = 0;
     for (const [from, to] of kept) keptCount += to - from;
     let inOld = 0;
@@ -286,17 +321,14 @@ export class Session implements DistSession {
       kept = [];
     }
     const refusal = guard?.(previous);
-    if (refusal) return refuse(refusal, 1);
+    if (refusal) return { result: refuse(refusal, 1) };
     const stale = [...this.reused].filter(([rel, hash]) => view?.hashOf(rel) !== hash).map(([rel]) => rel);
-    if (stale.length > 0) return refuse(distChanged(names.display, stale), 4);
+    if (stale.length > 0) return { result: refuse(distChanged(names.display, stale), 4) };
 
     const dirs = dirsOf(this.hashes.keys());
     for (const d of dirs) if (this.hashes.has(d)) throw new Error(`writeDist: output path ${JSON.stringify(d)} is both a file and a folder`);
-    // The folders kept entries need: each kept folder with its parents, the parents of each kept file.
-    if (view && kept.length > 0) {
-      for (const d of dirsOf([...this.keptFolders].map((f) => `${f}/`))) dirs.add(d);
-      for (const [from, to] of kept) if (to - from === 1) for (const d of dirsOf([view.relAt(from)])) dirs.add(d);
-    }
+    // A folder of the new tree holds an added file or a kept entry (one search, not a set of 20,000 folders).
+    const inNew = (d: string): boolean => dirs.has(d) || (view !== undefined && keptWithin(kept, ...view.folder(d)));
     // The default sort compares UTF-16 code units, as cmp does, without a comparator call per pair.
     const sorted = [...this.hashes.keys()].sort();
     const index = newIndexText(view, kept, sorted, this.hashes, inputs);
@@ -305,53 +337,13 @@ export class Session implements DistSession {
     // A write without an inputs section leaves an unchanged dist/ alone, its section included (the
     // seal ties that section to these very files: src/run/committed-record.ts).
     if (existing.kind === 'tree' && this.written.length === 0 && unchanged(inputs ? existing.indexText : withoutInputs(existing.indexText), index, total, existing, sortedDirs, this.partialWalk)) {
-      return { ok: true, changed: false, written: 0, removed: 0, indexDigest: inputs ? indexDigest : indexTextDigest(existing.indexText), indexStamp: indexFileStamp(names.outDir) };
+      return { result: { ok: true, changed: false, written: 0, removed: 0, indexDigest: inputs ? indexDigest : indexTextDigest(existing.indexText), indexStamp: indexFileStamp(names.outDir) } };
     }
     const plan: Plan =
       patch && view
-        ? { mode: 'patch', ops: patchOps(view, kept, this.keptFolders, this.hashes, dirs, this.written, existing.kind === 'tree' ? existing.dirs : []) }
+        ? { mode: 'patch', ops: patchOps(view, kept, this.keptFolders, this.hashes, inNew, this.written, existing.kind === 'tree' ? existing.dirs : []) }
         : { mode: 'build', moves: previous ? planMoves(previous, this.hashes, this.same) : { dirs: [], files: [] }, dirs: sortedDirs };
-    publish(names, this.id, plan, this.written, index.chunks, existing.kind !== 'missing', this.steps);
-    return { ok: true, changed: true, written: this.written.length, removed, indexDigest, indexStamp: indexFileStamp(names.outDir) };
-  }
-
-  /**
-   * The kept ranges in order, after checking that none overlaps another and that no added or
-   * reused file lies among them, is a folder of them, or sits below a kept file (caller bugs).
-   */
-  private checkKept(): ReadonlyArray<readonly [number, number]> {
-    const kept = this.kept.sort((a, b) => a[0] - b[0]);
-    if (kept.length === 0) return kept;
-    const view = this.previous!.view;
-    for (let i = 1; i < kept.length; i++) {
-      if (kept[i]![0] < kept[i - 1]![1]) throw new Error(`writeDist: ${JSON.stringify(view.relAt(kept[i]![0]))} is kept twice`);
-    }
-    /** True when some kept range intersects [from, to). */
-    const keptWithin = (from: number, to: number): boolean => {
-      let lo = 0;
-      let hi = kept.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (kept[mid]![1] <= from) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo < kept.length && kept[lo]![0] < to;
-    };
-    const isKept = (rel: string): boolean => {
-      const i = view.find(rel);
-      return i >= 0 && keptWithin(i, i + 1);
-    };
-    for (const rel of this.hashes.keys()) {
-      if (isKept(rel)) throw new Error(`writeDist: ${JSON.stringify(rel)} is both written and reused`);
-      const [from, to] = view.folder(rel);
-      if (from < to && keptWithin(from, to)) throw new Error(`writeDist: output path ${JSON.stringify(rel)} is both a file and a folder`);
-      for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) {
-        const d = rel.slice(0, i);
-        if (this.keptFolders.has(d)) throw new Error(`writeDist: ${JSON.stringify(rel)} is both written and reused (inside the kept folder ${d})`);
-        if (isKept(d)) throw new Error(`writeDist: output path ${JSON.stringify(d)} is both a file and a folder`);
-      }
-    }
-    return kept;
+    return { plan, index, removed };
   }
 
   /** Lists the kept ranges as reused files, one by one. */
@@ -363,33 +355,5 @@ export class Session implements DistSession {
   }
 }
 
-/** Index text without its inputs section (what a write without one would write for the same files). */
-function withoutInputs(text: string): string {
-  const parts = indexParts(text);
-  return parts && parts.inputs !== '' ? text.slice(0, parts.prefixEnd) + VERSION_END : text;
-}
-
-/** True when dist/ already is the new tree: same index, and (when the walk saw everything) the same files and folders. */
-function unchanged(indexText: string, index: { readonly chunks: readonly string[]; readonly length: number }, files: number, existing: Existing & { kind: 'tree' }, dirs: readonly string[], partialWalk: boolean): boolean {
-  if (indexText.length !== index.length) return false;
-  let at = 0;
-  for (const chunk of index.chunks) {
-    if (!indexText.startsWith(chunk, at)) return false;
-    at += chunk.length;
-  }
-  if (partialWalk) return true; // trusted folders were not listed: the index vouches for them
-  if (existing.files !== files + 1) return false;
-  return existing.dirs.length === dirs.length && existing.dirs.every((d, i) => d === dirs[i]);
-}
-
-/** Two sorted lists of distinct strings as one sorted list. */
-function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
-  if (a.length === 0) return [...b];
-  const out: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) out.push(a[i]! < b[j]! ? a[i++]! : b[j++]!);
-  while (i < a.length) out.push(a[i++]!);
-  while (j < b.length) out.push(b[j++]!);
-  return out;
-}
+/** What a commit does: return `result`, or publish `plan` and `index`, which removes `removed` files. */
+type Decision = { readonly result: WriteResult } | { readonly plan: Plan; readonly index: ReturnType<typeof newIndexText>; readonly removed: number };

@@ -12,12 +12,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
-import { sha256 } from '../lib/digest';
 import { INDEX_FILE, type IndexView } from '../lib/dist-index';
 import { IndexChanged, LineCursor, type Lines, textDigest } from './index-lines';
-import { compiledScript, startSyncTasks } from '../lib/sync-workers';
+import { compiledScript, startSyncTasks, startWarmWorkers, type WarmWorkers } from '../lib/sync-workers';
 import { isSystemError } from './result';
-import { openForReading, readFileForReading } from '../lib/open-for-reading';
+import { below, FileHasher } from './file-hasher';
 
 /** What a scan of dist/ found, compared with the index it was given. */
 export interface TreeScan {
@@ -61,6 +60,13 @@ export interface ScanPartResult {
 /** Runtime folders below which one thread is faster than starting workers. */
 const MIN_FOLDERS_PER_WORKER = 1000;
 
+/** How the work is split: workers per so many folders or files (tests make them small), and workers started ahead (startWarmWorkers). */
+export interface Tuning {
+  readonly perThread?: number;
+  readonly perRange?: number;
+  readonly warm?: WarmWorkers;
+}
+
 const RUNTIME_NAME = /^runtimes\/([^/]+)\//;
 
 /** A scan or look started in worker threads: `finish` does this thread's share and waits for theirs. */
@@ -75,15 +81,15 @@ export interface Pending<T> {
  * this thread only), one per `perThread` runtime folders (tests make it small). Undefined when a
  * folder cannot be listed (the write's own inspection reports it).
  */
-export function scanTree(root: string, view: IndexView, indexText: string, threads: number, perThread = MIN_FOLDERS_PER_WORKER): TreeScan | undefined {
-  return startScan(root, view, indexText, threads, perThread).finish();
+export function scanTree(root: string, view: IndexView, indexText: string, threads: number, tuning: Tuning = {}): TreeScan | undefined {
+  return startScan(root, view, indexText, threads, tuning).finish();
 }
 
 /**
  * scanTree, started: the workers scan the runtime folders while the caller works on; `finish`
  * scans the rest of dist/ in this thread and waits for them.
  */
-export function startScan(root: string, view: IndexView, indexText: string, threads: number, perThread = MIN_FOLDERS_PER_WORKER): Pending<TreeScan | undefined> {
+export function startScan(root: string, view: IndexView, indexText: string, threads: number, tuning: Tuning = {}): Pending<TreeScan | undefined> {
   // Byte offsets are the text's offsets when the text is ASCII (every index of ASCII paths).
   const file = path.join(root, INDEX_FILE);
   const ascii = Buffer.byteLength(indexText) === indexText.length;
@@ -93,7 +99,7 @@ export function startScan(root: string, view: IndexView, indexText: string, thre
   };
   let started: ReturnType<typeof startParts> | undefined;
   try {
-    started = startParts(root, view, threads, perThread, linesOf);
+    started = startParts(root, view, threads, tuning.perThread ?? MIN_FOLDERS_PER_WORKER, linesOf, tuning.warm);
   } catch (e) {
     if (!isSystemError(e)) throw e;
   }
@@ -117,14 +123,14 @@ export function startScan(root: string, view: IndexView, indexText: string, thre
 }
 
 /** The runtime folders in ranges, started in workers when there are several. */
-function startParts(root: string, view: IndexView, threads: number, perThread: number, linesOf: (from: number, to: number) => Lines) {
+function startParts(root: string, view: IndexView, threads: number, perThread: number, linesOf: (from: number, to: number) => Lines, warm: WarmWorkers | undefined) {
   const runtimes = fs.lstatSync(path.join(root, 'runtimes'), { throwIfNoEntry: false })?.isDirectory() ? fs.readdirSync(path.join(root, 'runtimes'), { withFileTypes: true }) : [];
   const names = runtimes.filter((e) => e.isDirectory()).map((e) => e.name).sort((a, b) => cmp(`${a}/`, `${b}/`));
   const [from, to] = view.folder('runtimes');
   const parts = partsOf(names, view, from, to, Math.min(threads, Math.floor(names.length / perThread)));
   const inputs = parts.map((p): ScanPartInput => ({ root, names: p.names, lines: linesOf(p.from, p.to) }));
   const script = inputs.length > 1 ? compiledScript(__dirname, 'tree-scan-worker.js') : undefined;
-  const tasks = script ? startSyncTasks<ScanPartInput, ScanPartResult>(script, inputs) : undefined;
+  const tasks = script ? startSyncTasks<ScanPartInput, ScanPartResult>(script, inputs, undefined, warm) : undefined;
   return { inputs, tasks, from, to };
 }
 
@@ -282,8 +288,8 @@ const FILES_PER_RANGE = 2048;
  * which restores what was edited. Files with a newer time but the same bytes (a `git stash pop`,
  * `touch`) only cost that one verifying run.
  */
-export function touchedSince(root: string, view: IndexView, settled: number, threads: number, perThread = MIN_FILES_PER_WORKER, perRange = FILES_PER_RANGE): boolean {
-  return startTouched(root, view, settled, threads, perThread, perRange).finish();
+export function touchedSince(root: string, view: IndexView, settled: number, threads: number, tuning: Tuning = {}): boolean {
+  return startTouched(root, view, settled, threads, tuning).finish();
 }
 
 /**
@@ -291,8 +297,9 @@ export function touchedSince(root: string, view: IndexView, settled: number, thr
  * cores, a second worker only took CPU from the caller); `finish` claims the ranges of each worker's
  * block it has not claimed yet and looks at them in this thread, then waits for the workers.
  */
-export function startTouched(root: string, view: IndexView, settled: number, threads: number, perThread = MIN_FILES_PER_WORKER, perRange = FILES_PER_RANGE): Pending<boolean> {
-  const count = Math.min(threads - 1, Math.floor(view.size / perThread));
+export function startTouched(root: string, view: IndexView, settled: number, threads: number, tuning: Tuning = {}): Pending<boolean> {
+  const perRange = tuning.perRange ?? FILES_PER_RANGE;
+  const count = Math.min(threads - 1, Math.floor(view.size / (tuning.perThread ?? MIN_FILES_PER_WORKER)));
   const script = count > 0 ? compiledScript(__dirname, 'tree-scan-worker.js') : undefined;
   const bounds: number[] = [];
   for (let i = 0; i < view.size; i += perRange) bounds.push(i);
@@ -302,7 +309,7 @@ export function startTouched(root: string, view: IndexView, settled: number, thr
   const blocks = script ? Array.from({ length: count }, (_, w) => [Math.floor((ranges * w) / count), Math.floor((ranges * (w + 1)) / count)] as const) : [];
   const claims = new SharedArrayBuffer(4 * (1 + blocks.length));
   const inputs = blocks.map(([first, end], w): TouchedPartInput => ({ root, settled, ranges: bounds.slice(first + 1, end + 1).map((to, k) => view.linesOf(bounds[first + k]!, to)), claims, slot: 1 + w }));
-  const tasks = script ? startSyncTasks<TouchedPartInput, boolean>(script, inputs) : undefined;
+  const tasks = script ? startSyncTasks<TouchedPartInput, boolean>(script, inputs, undefined, tuning.warm) : undefined;
   const prefix = below(root);
   return {
     finish: () => {
@@ -326,6 +333,21 @@ export function startTouched(root: string, view: IndexView, settled: number, thr
   };
 }
 
+/** Bytes an index line takes at least: 76 and a path, which for kyma-fleet's files is longer than 14. */
+const MIN_LINE_BYTES = 90;
+
+/**
+ * The workers a look at dist/ will want when its index file has `indexBytes` bytes (as many as
+ * touchedSince starts for that many lines at most; the scan for the committed record starts one more),
+ * started now: the plan starts them before it reads the run record and the index, which takes
+ * as long as a worker's start-up on another core. Undefined for a dist/ too small for workers.
+ */
+export function warmWorkers(indexBytes: number, threads: number): WarmWorkers | undefined {
+  const count = Math.min(threads - 1, Math.floor(indexBytes / (MIN_FILES_PER_WORKER * MIN_LINE_BYTES)));
+  const script = count > 0 ? compiledScript(__dirname, 'tree-scan-worker.js') : undefined;
+  return script ? startWarmWorkers(script, count) : undefined;
+}
+
 /** touchedSince in a worker: the ranges of its block it claims, until none is left or a touched file was found. */
 export function touchedPart(input: TouchedPartInput): boolean {
   const prefix = below(input.root);
@@ -341,11 +363,6 @@ export function touchedPart(input: TouchedPartInput): boolean {
   return false;
 }
 
-/** `root` with a trailing separator: a listed path appended to it is the file's path (path.join per file cost 10% of a look). */
-function below(root: string): string {
-  return root === '' || root.endsWith(path.sep) ? root : `${root}${path.sep}`;
-}
-
 function touched(prefix: string, rel: string, settled: number): boolean {
   let st: fs.Stats | undefined;
   try {
@@ -356,31 +373,4 @@ function touched(prefix: string, rel: string, settled: number): boolean {
   // Whole milliseconds: `settled` is Date.now(), truncated, while file times have nanoseconds,
   // so a file written in the very millisecond the record was taken is not newer than it.
   return !st || !st.isFile() || Math.floor(st.mtimeMs) > settled || Math.floor(st.ctimeMs) > settled;
-}
-
-/** Reads and hashes files through one buffer (open, read, close: no stat, no allocation per small file). */
-class FileHasher {
-  private buffer = Buffer.allocUnsafe(1 << 16);
-  private readonly prefix: string;
-  constructor(root: string) {
-    this.prefix = below(root);
-  }
-
-  /** sha256 of the file's bytes; undefined when it cannot be read. A symlink is not met here: the walks list it as another entry. */
-  hash(rel: string): string | undefined {
-    const file = this.prefix + rel;
-    try {
-      const fd = openForReading(file);
-      let n: number;
-      try {
-        n = fs.readSync(fd, this.buffer, 0, this.buffer.length, 0);
-      } finally {
-        fs.closeSync(fd);
-      }
-      if (n < this.buffer.length) return sha256(this.buffer.subarray(0, n));
-      return sha256(readFileForReading(file));
-    } catch {
-      return undefined;
-    }
-  }
 }

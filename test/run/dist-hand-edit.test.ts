@@ -82,6 +82,21 @@ describe('a file of dist/ edited by hand', () => {
     expect(fs.readFileSync(dist(KYMA_FILE), 'utf8')).toBe(kyma);
   });
 
+  it('a fleet change with a hand edit: the write staged before the look at dist/ lets go of it, and the run is done again', () => {
+    fx = FleetFixture.example();
+    expect(cli(['synth']).code).toBe(0);
+    const kyma = fs.readFileSync(dist(KYMA_FILE), 'utf8');
+    fs.writeFileSync(dist(KYMA_FILE), kyma.replace('channel: ', 'channel: x'));
+    fx.replace('runtimes/acme-eu-prod-2.yaml', 'ttl: 72h', 'ttl: 96h');
+    const synth = cli(['synth']);
+    expectNoBlame(synth);
+    expect(synth.code).toBe(0);
+    expect(fs.readFileSync(dist(KYMA_FILE), 'utf8')).toBe(kyma);
+    expect(fs.readFileSync(dist('runtimes/acme-eu-prod-2/skr-config/registrycacheconfig-ghcr.io.yaml'), 'utf8')).toContain('96h');
+    expect(fs.existsSync(path.join(fx.dir, 'dist.lock'))).toBe(false);
+    expect(cli(['synth', '--check']).code).toBe(0);
+  });
+
   it('a file touched with the same bytes costs one verifying run and changes nothing', () => {
     fx = FleetFixture.example();
     expect(cli(['synth']).code).toBe(0);

@@ -232,9 +232,11 @@ describe('DistSession.keep: unchanged runtimes kept as folders', () => {
       keep: fc.array(runtimeName, { maxLength: 8 }),
       // Which kept folders the walk may skip: none (every kept entry is listed), all, or some.
       trusted: fc.constantFrom('none', 'all', 'some'),
+      // The commit prepared first (synth prepares while its workers look at dist/), or not.
+      prepared: fc.boolean(),
     });
     fc.assert(
-      fc.property(scenario, ({ before, after, keep, trusted }) => {
+      fc.property(scenario, ({ before, after, keep, trusted, prepared }) => {
         const out = path.join(ws.dir, `k-${Math.random().toString(16).slice(2)}`);
         const old = filesOf(before, true);
         expect(writeDist({ outDir: out, files: old }).ok).toBe(true);
@@ -251,6 +253,7 @@ describe('DistSession.keep: unchanged runtimes kept as folders', () => {
         if (!opened.ok) throw new Error(opened.problem.message);
         for (const [rel, content] of [...next].sort(([a], [b]) => (a < b ? -1 : 1))) if (!isKept(rel)) opened.session.add(rel, content);
         opened.session.keep(keptFolders, keptFiles, sha256(indexText));
+        if (prepared) opened.session.prepare();
         const r = opened.session.commit();
 
         expect(r.ok).toBe(true);
@@ -261,6 +264,39 @@ describe('DistSession.keep: unchanged runtimes kept as folders', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('a prepared commit publishes nothing until commit(), takes no more files, and lets go of dist/ on abort', () => {
+    expect(writeDist({ outDir: ws.outDir, files: base }).ok).toBe(true);
+    const before = treeHash(ws.outDir);
+    const digest = sha256(fs.readFileSync(path.join(ws.outDir, INDEX_FILE), 'utf8'));
+    const open = () => {
+      const opened = openDist({ outDir: ws.outDir, verify: false });
+      if (!opened.ok) throw new Error(opened.problem.message);
+      opened.session.add('runtimes/b/skr/y.yaml', 'y2');
+      opened.session.keep(['runtimes/a'], ['gitops/flux/a-skr.yaml'], digest);
+      return opened.session;
+    };
+    // Prepared, then aborted: dist/ as it was, no staging tree, the lock free for the next write.
+    const aborted = open();
+    aborted.prepare();
+    expect(treeHash(ws.outDir)).toBe(before);
+    expect(() => aborted.add('runtimes/c/skr/z.yaml', 'z')).toThrow(/prepared/);
+    expect(() => aborted.prepare()).toThrow(/prepared already/);
+    aborted.abort();
+    expect(treeHash(ws.outDir)).toBe(before);
+    expect(ws.leftovers()).toEqual([]);
+    // A guard that refuses refuses at commit, whatever commit() is given then.
+    const refused = open();
+    refused.prepare(() => ({ code: 'E_MASS_REMOVAL', message: 'no', paths: [] }));
+    expect(refused.commit()).toMatchObject({ ok: false, exitCode: 1, problem: { code: 'E_MASS_REMOVAL' } });
+    expect(treeHash(ws.outDir)).toBe(before);
+    // Prepared, then committed: the write is published.
+    const published = open();
+    published.prepare();
+    expect(published.commit()).toMatchObject({ ok: true, changed: true, written: 1, removed: 0 });
+    expect(treeHash(ws.outDir)).toBe(ws.expectedHash(new Map([...base].map(([rel, c]) => [rel, rel === 'runtimes/b/skr/y.yaml' ? 'y2' : c]))));
+    expect(ws.leftovers()).toEqual([]);
   });
 
   it('a large tree with one runtime changed is patched from the kept ranges, kept files untouched (the fast path)', () => {

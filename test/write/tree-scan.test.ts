@@ -3,6 +3,7 @@
 // say what a plain walk and hash of every file says (the reference below), whether this thread scans
 // the runtime folders or worker threads split them in ranges.
 
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
@@ -10,7 +11,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cmp } from '../../src/lib/diagnostics';
 import { INDEX_FILE, parseIndex, readIndexBytes, sha256 } from '../../src/lib/dist-index';
 import { writeDist } from '../../src/write/dist-writer';
-import { scanTree, startTouched, touchedSince, type TreeScan } from '../../src/write/tree-scan';
+import { scanTree, startTouched, touchedSince, type TreeScan, warmWorkers } from '../../src/write/tree-scan';
+import type { WarmWorkers } from '../../src/lib/sync-workers';
 import { assertBuilt, Workspace } from './dist-fixture';
 
 /** What a scan must find, by the plainest means: walk everything, hash every listed file. */
@@ -45,10 +47,21 @@ function reference(root: string): Omit<TreeScan, 'indexText' | 'workers'> {
   return { dirs: dirs.sort(cmp), files: regular.size, foreign: foreign.sort(cmp), others: others.sort(cmp), editedRuntimes, editedOutside };
 }
 
+/** Workers started ahead of their tasks (as the plan starts them), counting those given a task. */
+function countingWarm(threads: number): WarmWorkers & { taken: number } {
+  const warm = warmWorkers(Number.MAX_SAFE_INTEGER, threads)!;
+  const counting = { script: warm.script, taken: 0, release: () => warm.release(), take: () => {
+    const w = warm.take();
+    if (w) counting.taken++;
+    return w;
+  } };
+  return counting;
+}
+
 /** The workers read their ranges of an ASCII index from the file, else they are given a copy of their lines. */
-function scanned(root: string, threads: number): TreeScan {
+function scanned(root: string, threads: number, warm?: WarmWorkers): TreeScan {
   const text = readIndexBytes(root)!.toString('utf8');
-  const scan = scanTree(root, parseIndex(text)!.view, text, threads, 1);
+  const scan = scanTree(root, parseIndex(text)!.view, text, threads, { perThread: 1, warm });
   if (!scan) throw new Error('scan failed');
   return scan;
 }
@@ -134,6 +147,12 @@ describe('scanning dist/ in one pass', () => {
     const three = scanned(ws.outDir, 3);
     expect(three.workers).toBe(fs.lstatSync(path.join(ws.outDir, 'runtimes')).isDirectory() ? 3 : 0);
     expect(withoutMeta(three)).toEqual(expected);
+    // Two of the three started before the task was known (as the plan starts them): the same scan.
+    const warm = countingWarm(3);
+    const warmed = scanned(ws.outDir, 3, warm);
+    warm.release();
+    expect(warm.taken).toBe(three.workers === 3 ? 2 : 0);
+    expect(withoutMeta(warmed)).toEqual(expected);
   });
 
   /** Every path ASCII and nothing escaped: byte offsets are the text's, so the workers read the file. */
@@ -168,9 +187,9 @@ describe('scanning dist/ in one pass', () => {
     expect(other.length).toBe(text.length);
     // The caller's text names other bytes for b's kyma.yaml than dist/ has; the file still has the
     // right ones, so a worker that took the file's lines unchecked would find nothing edited.
-    expect(scanTree(ws.outDir, parseIndex(other)!.view, other, threads, 1)).toBeUndefined();
+    expect(scanTree(ws.outDir, parseIndex(other)!.view, other, threads, { perThread: 1 })).toBeUndefined();
     // With the same text the scan is there and finds nothing edited.
-    expect(scanTree(ws.outDir, view, text, threads, 1)?.editedRuntimes.size).toBe(0);
+    expect(scanTree(ws.outDir, view, text, threads, { perThread: 1 })?.editedRuntimes.size).toBe(0);
   });
 
   it('says what a walk and hash of every file says, for any tree and edits, on any number of threads', () => {
@@ -226,13 +245,26 @@ describe('scanning dist/ in one pass', () => {
     touch?.(ws.outDir);
     expect(touchedSince(ws.outDir, view, settled, 1)).toBe(touched);
     // Worker threads by ranges of the index: the same answer whichever range holds the file.
-    for (const threads of [2, 3, 5]) expect(touchedSince(ws.outDir, view, settled, threads, 1)).toBe(touched);
+    for (const threads of [2, 3, 5]) expect(touchedSince(ws.outDir, view, settled, threads, { perThread: 1 })).toBe(touched);
     // Ranges of one file, claimed one at a time by the workers and by this thread when it asks for the answer.
-    for (const threads of [2, 3]) expect(touchedSince(ws.outDir, view, settled, threads, 1, 1)).toBe(touched);
+    for (const threads of [2, 3]) expect(touchedSince(ws.outDir, view, settled, threads, { perThread: 1, perRange: 1 })).toBe(touched);
     // The answer asked for only after the workers have claimed every range: theirs alone.
-    const started = startTouched(ws.outDir, view, settled, 3, 1, 1);
+    const started = startTouched(ws.outDir, view, settled, 3, { perThread: 1, perRange: 1 });
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
     expect(started.finish()).toBe(touched);
+    // Workers started before the task was known (as the plan starts them): given it, they answer the same.
+    const warm = countingWarm(3);
+    expect(touchedSince(ws.outDir, view, settled, 3, { perThread: 1, perRange: 1, warm })).toBe(touched);
+    expect(warm.taken).toBe(2);
+    warm.release();
+  });
+
+  it('a worker started ahead and never given a task does not keep the process alive', () => {
+    const lib = path.join(__dirname, '..', '..', 'lib', 'src');
+    const script = `const w = require(${JSON.stringify(path.join(lib, 'lib', 'sync-workers.js'))}); w.startWarmWorkers(${JSON.stringify(path.join(lib, 'write', 'tree-scan-worker.js'))}, 2); console.log('started');`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.stdout).toBe('started\n');
+    expect(r.status).toBe(0);
   });
 
   it('every range of every worker\'s block is looked at, by the worker or by the caller: each listed file alone touched is found', () => {
@@ -241,14 +273,14 @@ describe('scanning dist/ in one pass', () => {
     const settled = Date.now() + 1;
     const wait = Date.now() + 30;
     while (Date.now() < wait);
-    expect(touchedSince(ws.outDir, view, settled, 3, 1, 1)).toBe(false);
+    expect(touchedSince(ws.outDir, view, settled, 3, { perThread: 1, perRange: 1 })).toBe(false);
     for (let i = 0; i < view.size; i++) {
       // A later mtime than a settled time far ahead of the others: only this file counts as touched.
       const later = Date.now() + 3_600_000 * (i + 1);
       fs.utimesSync(path.join(ws.outDir, view.relAt(i)), new Date(later), new Date(later));
       const onlyThis = later - 1000;
       for (const pause of [0, 300]) {
-        const started = startTouched(ws.outDir, view, onlyThis, 3, 1, 1);
+        const started = startTouched(ws.outDir, view, onlyThis, 3, { perThread: 1, perRange: 1 });
         if (pause > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause);
         expect(started.finish(), `${view.relAt(i)}, asked after ${pause} ms`).toBe(true);
       }
