@@ -272,8 +272,8 @@ describe('incremental synth equals a cold single-threaded synth', () => {
     expect(treeHash(outDir)).toBe(reference.hash);
     // The record lists every runtime: the next run keeps them all.
     const [recordFile] = fs.readdirSync(cacheDir).filter((n) => n.startsWith('run-'));
-    const record = JSON.parse(fs.readFileSync(path.join(cacheDir, recordFile!), 'utf8')) as { runtimes: Record<string, unknown> };
-    expect(Object.keys(record.runtimes)).toHaveLength(1100);
+    const record = JSON.parse(fs.readFileSync(path.join(cacheDir, recordFile!), 'utf8')) as { runtimes: unknown[] };
+    expect(record.runtimes).toHaveLength(1100);
     expect(fast(fleetDir, outDir, cacheDir, NOW, '2')).toMatchObject({ exitCode: 0, changed: false, rendered: 0 });
   }, 180_000);
 

@@ -181,5 +181,5 @@ export function trustCommitted(committed: NonNullable<ReturnType<typeof readComm
   const runtimes: Record<string, RuntimeRecord> = Object.create(null) as Record<string, RuntimeRecord>;
   for (const [rel, r] of Object.entries(committed.runtimes)) runtimes[rel] = edited.has(r.identity.name) ? { ...r, digest: '', input: '' } : r;
   const same = committed.key === committedKey(layers) && epochOf(committed.thresholds, now) === committed.epoch;
-  return { version: 3, key: same ? key : `committed ${committed.key}`, thresholds: committed.thresholds, epoch: committed.epoch, index: digest, settled: 0, gitops: committed.gitops, runtimes };
+  return { version: 4, key: same ? key : `committed ${committed.key}`, thresholds: committed.thresholds, epoch: committed.epoch, index: digest, settled: 0, gitops: committed.gitops, runtimes };
 }

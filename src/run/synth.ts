@@ -312,7 +312,7 @@ function save(options: SynthOptions, planned: RunPlan, rendered: Rendered, resul
   const thresholds = timeThresholds(rendered.model);
   const code = codeKeyRecord();
   saveRunRecord(options.cacheDir, options.cwd, planned.fleetRoot, planned.outDir, {
-    version: 3,
+    version: 4,
     key: planned.key,
     thresholds,
     epoch: epochOf(thresholds, options.now),

@@ -1,0 +1,72 @@
+// The run record's file (src/run/run-record.ts): a row per runtime file. What is saved is loaded
+// back as it was, whatever a runtime's record holds; anything else in the file (another version, a
+// damaged row) is no record at all, which only means doing everything.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadRunRecord, type RunRecord, type RuntimeRecord, saveRunRecord } from '../../src/run/run-record';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-run-record-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const at = { name: { line: 5, col: 9 }, runtimeID: { line: 11, col: 14 }, shootName: { line: 16, col: 11 } };
+const runtime = (name: string, extra: Partial<RuntimeRecord> = {}): RuntimeRecord => ({
+  digest: `d-${name}`,
+  identity: { name, runtimeID: `id-${name}`, shoot: { name: `c-${name}`, project: 'kyma-dev' }, at },
+  diagnostics: [],
+  input: `i-${name}`,
+  targets: ['skr', 'kcp'],
+  ...extra,
+});
+
+const RECORD: RunRecord = {
+  version: 4,
+  key: 'k',
+  thresholds: [1785542399000],
+  epoch: 1,
+  index: 'x'.repeat(64),
+  indexStamp: '1:2:3:4:5',
+  settled: 1795890529173,
+  gitops: '{"shards":1}',
+  code: { key: 'ck', files: 'cf' },
+  runtimes: {
+    'runtimes/a.yaml': runtime('a'),
+    'runtimes/b.yaml': runtime('b', { stamp: '65024:1:2:3.5:4.25', identity: { ...runtime('b').identity, labels: { tier: 'production', geo: 'eu' } } }),
+    'runtimes/c.yaml': runtime('c', {
+      targets: ['skr', 'skr-config', 'kcp', 'garden'],
+      diagnostics: [{ severity: 'warning', code: 'W_FALCO_OTLP', file: '', line: 27, col: 17, field: 'extensions.falco.destinations[name=otlp].name', message: 'ask first' }],
+    }),
+  },
+};
+
+const save = (record: RunRecord) => saveRunRecord(dir, '/w', '/w/fleet', '/w/dist', record);
+const load = () => loadRunRecord(dir, '/w', '/w/fleet', '/w/dist');
+const file = () => path.join(dir, fs.readdirSync(dir).find((n) => n.startsWith('run-'))!);
+
+describe('the run record file', () => {
+  it('loads back what was saved: stamps, labels, diagnostics and targets as they were, or absent', () => {
+    save(RECORD);
+    expect(load()).toEqual(RECORD);
+    const rows = (JSON.parse(fs.readFileSync(file(), 'utf8')) as { runtimes: unknown[][] }).runtimes;
+    expect(rows.map((r) => r[0])).toEqual(['runtimes/a.yaml', 'runtimes/b.yaml', 'runtimes/c.yaml']);
+    expect(load()!.runtimes['runtimes/a.yaml']).not.toHaveProperty('stamp');
+    expect(load()!.runtimes['runtimes/a.yaml']!.identity).not.toHaveProperty('labels');
+  });
+
+  it.each([
+    ['a record of another version', (d: Record<string, unknown>) => ({ ...d, version: 3 })],
+    ['runtimes kept by key, as version 3 kept them', (d: Record<string, unknown>) => ({ ...d, runtimes: RECORD.runtimes })],
+    ['a row too short', (d: Record<string, unknown>) => ({ ...d, runtimes: [...(d.runtimes as unknown[][]).slice(1), (d.runtimes as unknown[][])[0]!.slice(0, 11)] })],
+    ['a row whose digest is not a string', (d: Record<string, unknown>) => ({ ...d, runtimes: (d.runtimes as unknown[][]).map((r, i) => (i === 1 ? [r[0], 7, ...r.slice(2)] : r)) })],
+    ['a row without positions', (d: Record<string, unknown>) => ({ ...d, runtimes: (d.runtimes as unknown[][]).map((r) => [...r.slice(0, 9), null, ...r.slice(10)]) })],
+  ])('is no record at all: %s', (_label, damage) => {
+    save(RECORD);
+    fs.writeFileSync(file(), JSON.stringify(damage(JSON.parse(fs.readFileSync(file(), 'utf8')) as Record<string, unknown>)));
+    expect(load()).toBeUndefined();
+  });
+});
