@@ -242,7 +242,8 @@ function keep(rendered: Rendered, planned: RunPlan): Keeping | undefined {
   const listFiles = gitopsListFiles(entries.map((e) => e.record.identity), model.options.gitops);
   const lists = previousView !== undefined && sameGitops && sameWiring(entries, trusted!) && listFiles.every(listed);
   if (lists) files.push(...listFiles);
-  // In index order (the runtimes' files are in name order, their shards first): each search gallops from the last one, here and in the writer.
+  // In index order (shards first, not the runtimes' name order): each search gallops from the
+  // last one, here and in the writer.
   files.sort();
   if (!files.every(listed)) return undefined;
   return { folders, files, unchanged, lists };
