@@ -188,23 +188,24 @@ export function readIndexFile(outDir: string, runStart?: number): { readonly byt
   }
 }
 
-/** The stamp of dist/'s index as it is now (statStamp), or undefined when there is none or it cannot be looked at. */
-/** The size in bytes of dist/'s index file, 0 when there is none (what the plan starts workers by, before it reads the file). */
-export function indexFileBytes(outDir: string): number {
+/** dist/'s index file as it is now (not followed through a symlink), undefined when there is none or it cannot be looked at. */
+function indexFileStat(outDir: string): fs.Stats | undefined {
   try {
-    return fs.lstatSync(path.join(outDir, INDEX_FILE), { throwIfNoEntry: false })?.size ?? 0;
-  } catch {
-    return 0;
-  }
-}
-
-export function indexFileStamp(outDir: string): string | undefined {
-  try {
-    const st = fs.lstatSync(path.join(outDir, INDEX_FILE), { throwIfNoEntry: false });
-    return st && statStamp(st);
+    return fs.lstatSync(path.join(outDir, INDEX_FILE), { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
+}
+
+/** The size in bytes of dist/'s index file, 0 when there is none (what the plan starts workers by, before it reads the file). */
+export function indexFileBytes(outDir: string): number {
+  return indexFileStat(outDir)?.size ?? 0;
+}
+
+/** The stamp of dist/'s index as it is now (statStamp), or undefined when there is none or it cannot be looked at. */
+export function indexFileStamp(outDir: string): string | undefined {
+  const st = indexFileStat(outDir);
+  return st && statStamp(st);
 }
 
 /** Looking up a file's hash in an index: what the staging of a file and the transition rules need. */

@@ -19,7 +19,7 @@ import { indexParts, INPUTS_END, INPUTS_START } from '../lib/index-text';
 import type { LoadedLayers } from '../load/load';
 import { TARGETS, type Target } from '../render/render-runtime';
 import type { TreeScan } from '../write/tree-scan';
-import { epochOf, layersKey, type RunRecord, type RuntimeRecord } from './run-record';
+import { epochOf, type IdentityCells, identityCells, identityOfCells, layersKey, type RunRecord, type RuntimeRecord } from './run-record';
 import type { RuntimeEntry } from './stages';
 
 /** What the seal of the inputs section starts with (a new scheme gets a new text). */
@@ -111,11 +111,10 @@ function sealOf(prefixDigest: string, body: string): string {
  * again, so its warnings are reported as a check without record reports them), input digest,
  * targets, and its identity for the checks across files.
  */
-type Entry = [digest: string, input: string, targets: string[], name: string, runtimeID: string, shoot: string, project: string, at: number[], labels: Record<string, string> | null];
+type Entry = [digest: string, input: string, targets: string[], ...identity: IdentityCells];
 
 function entryOf(r: RuntimeRecord): Entry {
-  const { name, runtimeID, shoot, at, labels } = r.identity;
-  return [r.diagnostics.length === 0 ? r.digest : '', r.input, [...r.targets], name, runtimeID, shoot.name, shoot.project, [at.name.line, at.name.col, at.runtimeID.line, at.runtimeID.col, at.shootName.line, at.shootName.col], labels ?? null];
+  return [r.diagnostics.length === 0 ? r.digest : '', r.input, [...r.targets], ...identityCells(r.identity)];
 }
 
 /** The record of a committed dist/ when it is sealed and well formed (nothing checked against dist/'s files yet). */
@@ -147,24 +146,11 @@ export function readCommitted(text: string): Omit<CommittedInputs, 'entries'> & 
 
 function recordOf(value: unknown): RuntimeRecord | undefined {
   if (!Array.isArray(value) || value.length !== 9) return undefined;
-  const [digest, input, targets, name, runtimeID, shoot, project, at, labels] = value as unknown[];
-  const strings = [digest, input, name, runtimeID, shoot, project].every((s) => typeof s === 'string');
-  if (!strings || !Array.isArray(targets) || !targets.every((t) => TARGETS.includes(t as Target))) return undefined;
-  if (!Array.isArray(at) || at.length !== 6 || !at.every((n) => Number.isInteger(n)) || (labels !== null && typeof labels !== 'object')) return undefined;
-  const n = at as number[];
-  return {
-    digest: digest as string,
-    input: input as string,
-    targets: targets as Target[],
-    diagnostics: [],
-    identity: {
-      name: name as string,
-      runtimeID: runtimeID as string,
-      shoot: { name: shoot as string, project: project as string },
-      at: { name: { line: n[0]!, col: n[1]! }, runtimeID: { line: n[2]!, col: n[3]! }, shootName: { line: n[4]!, col: n[5]! } },
-      ...(labels === null ? {} : { labels: labels as Record<string, string> }),
-    },
-  };
+  const [digest, input, targets] = value as unknown[];
+  const identity = identityOfCells(value.slice(3));
+  if (!identity || typeof digest !== 'string' || typeof input !== 'string') return undefined;
+  if (!Array.isArray(targets) || !targets.every((t) => TARGETS.includes(t as Target))) return undefined;
+  return { digest, input, targets: targets as Target[], diagnostics: [], identity };
 }
 
 /**

@@ -64,6 +64,8 @@ describe('the run record file', () => {
     ['a row too short', (d: Record<string, unknown>) => ({ ...d, runtimes: [...(d.runtimes as unknown[][]).slice(1), (d.runtimes as unknown[][])[0]!.slice(0, 11)] })],
     ['a row whose digest is not a string', (d: Record<string, unknown>) => ({ ...d, runtimes: (d.runtimes as unknown[][]).map((r, i) => (i === 1 ? [r[0], 7, ...r.slice(2)] : r)) })],
     ['a row without positions', (d: Record<string, unknown>) => ({ ...d, runtimes: (d.runtimes as unknown[][]).map((r) => [...r.slice(0, 9), null, ...r.slice(10)]) })],
+    ['a row with three positions, not six', (d: Record<string, unknown>) => ({ ...d, runtimes: (d.runtimes as unknown[][]).map((r) => [...r.slice(0, 9), [5, 9, 11], ...r.slice(10)]) })],
+    ['a row whose position is not a whole number', (d: Record<string, unknown>) => ({ ...d, runtimes: (d.runtimes as unknown[][]).map((r) => [...r.slice(0, 9), [5, 9, 11, '14', 16, 11], ...r.slice(10)]) })],
   ])('is no record at all: %s', (_label, damage) => {
     save(RECORD);
     fs.writeFileSync(file(), JSON.stringify(damage(JSON.parse(fs.readFileSync(file(), 'utf8')) as Record<string, unknown>)));
