@@ -9,7 +9,9 @@ import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFleet } from '../bench/generate-fleet';
+import { loadFleet } from '../src/load/load';
 import { checkForExplain, synth, validateFleetDir, type Validation } from '../src/run/synth';
+import { type RecordedRuntimes, validateFleet } from '../src/validate/validate';
 import { runBinary, testProcessEnv } from './helpers/fleet-fixture';
 
 const NOW = new Date('2026-11-21T00:00:00Z');
@@ -97,6 +99,53 @@ describe('validate with the run record of the last synth', () => {
     expect(reused).toBe(RUNTIMES);
     expect(result.ok).toBe(false);
     expect(result.diagnostics.map((d) => d.code)).toContain('E_DUPLICATE_RUNTIME_ID');
+  });
+
+  // The checks across files are skipped while every runtime is one the record has, with the
+  // identity it has there (src/validate/validate.ts RecordedRuntimes.settled): an edit that gives a
+  // recorded runtime another one's ID or Shoot is not such a runtime.
+  it.each([
+    ['runtime ID', 'E_DUPLICATE_RUNTIME_ID', (doc: ReturnType<typeof parseDocument>, other: ReturnType<typeof parseDocument>) => doc.setIn(['spec', 'runtimeID'], other.getIn(['spec', 'runtimeID']))],
+    [
+      'Shoot',
+      'E_DUPLICATE_SHOOT',
+      (doc: ReturnType<typeof parseDocument>, other: ReturnType<typeof parseDocument>) => {
+        doc.setIn(['spec', 'shoot', 'name'], other.getIn(['spec', 'shoot', 'name']));
+        doc.setIn(['spec', 'shoot', 'project'], other.getIn(['spec', 'shoot', 'project']));
+      },
+    ],
+  ])('checks a recorded runtime given another one\'s %s against the reused ones, in validate and synth', (what, code, edit) => {
+    const ws = workspace(`settled-${what.replace(/ /g, '-')}`);
+    const other = parseDocument(fs.readFileSync(ws.runtimeFile(8), 'utf8'));
+    ws.edit(ws.runtimeFile(3), (doc) => edit(doc, other));
+    const { reused, result } = compare(ws);
+    expect(reused).toBe(RUNTIMES - 1);
+    expect(result.ok).toBe(false);
+    // Outside git, both files are named (git cannot tell which is new).
+    expect(result.diagnostics.filter((d) => d.code === code).map((d) => path.basename(d.file))).toContain(path.basename(ws.runtimeFile(3)));
+    const r = synth({ fleetDir: ws.fleetDir, outDir: ws.outDir, cwd: path.dirname(ws.fleetDir), now: NOW, cacheDir: ws.cacheDir, env: { KYMA_FLEET_WORKERS: '1' } });
+    expect(r.exitCode).toBe(1);
+    expect(r.diagnostics.map((d) => d.code)).toContain(code);
+  });
+
+  it('does not run the checks across files while every runtime is the record\'s own (an edit that keeps its identity)', () => {
+    const ws = workspace('settled');
+    ws.edit(ws.runtimeFile(3), (doc) => doc.setIn(['spec', 'channel'], 'fast'));
+    const loaded = loadFleet({ fleetDir: ws.fleetDir, cwd: path.dirname(ws.fleetDir) });
+    const known = (settled: boolean): RecordedRuntimes => ({
+      count: 0,
+      identities: () => {
+        throw new Error('the identities were asked for');
+      },
+      labelled: () => [],
+      settled: () => settled,
+    });
+    expect(validateFleet(loaded, { now: NOW, knownRuntimes: known(true) }).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(() => validateFleet(loaded, { now: NOW, knownRuntimes: known(false) })).toThrow('the identities were asked for');
+    // Through the record: the same report as without it, and the edited file parsed.
+    const { reused, result } = compare(ws);
+    expect(reused).toBe(RUNTIMES - 1);
+    expect(result.ok).toBe(true);
   });
 
   it('reports the recorded warnings of reused runtime files again', () => {

@@ -9,16 +9,19 @@ import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
 import { appendAll, type Diagnostic, hasErrors, normalizeDiagnostics } from '../lib/diagnostics';
 import { type HashLookup, parseIndex } from '../lib/dist-index';
-import { type FleetLayers, type LoadedLayers, loadFleet, type ReusedRuntimeFile, type RuntimePlan } from '../load/load';
+import { type FleetLayers, type LoadedFleet, type LoadedLayers, loadFleet, type ReusedRuntimeFile, type RuntimePlan } from '../load/load';
 import { previousRenderReader } from '../load/load-previous';
 import { openParseCache } from '../load/parse-cache';
 import { resolveFleet, type ResolvedRuntime } from '../resolve/resolve';
 import { checkResolved } from '../resolve/resolved-rules';
 import type { FleetModel, RuntimeIdentity } from '../validate/model';
-import { validateFleet } from '../validate/validate';
+import { type RecordedRuntimes, validateFleet } from '../validate/validate';
 import { resolveAtRingRevisions, type RolloutView } from '../rollout/ring-resolve';
 import { fleetInputDigest, runtimeInputDigest } from './input-digest';
 import { type RunRecord, type RuntimeRecord, shownDiagnostics } from './run-record';
+
+/** A runtime's identity as a run record keeps it (no display path). */
+type RecordedIdentity = RuntimeRecord['identity'];
 
 export interface CheckOptions {
   readonly fleetDir: string;
@@ -50,6 +53,13 @@ export interface CheckOptions {
     readonly identities: (reused: readonly ReusedRuntimeFile[]) => readonly RuntimeIdentity[];
     /** Identities of runtime files checked elsewhere (another thread), for the checks across files. */
     readonly known?: readonly RuntimeIdentity[];
+    /**
+     * The identity of each runtime file (relPath) in the run record whose files `plan` reuses: a
+     * record is saved only by a run whose checks found no error, and reused only under its layers'
+     * key. Without `known`, the checks across files are skipped while every runtime of the fleet is
+     * one of its own (RecordedRuntimes.settled).
+     */
+    readonly recorded?: (relPath: string) => RecordedIdentity | undefined;
   };
 }
 
@@ -75,9 +85,7 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
   const cwd = options.cwd ?? process.cwd();
   const cache = options.cacheDir ? openParseCache(options.cacheDir, path.resolve(cwd, options.fleetDir)) : undefined;
   const loaded = loadFleet({ fleetDir: options.fleetDir, cwd, extensions, cache, layers: options.layers, runtimePlan: options.runtimes?.plan });
-  const knownRuntimes = options.runtimes
-    ? [...(loaded.reusedRuntimes.length > 0 ? options.runtimes.identities(loaded.reusedRuntimes) : []), ...(options.runtimes.known ?? [])]
-    : undefined;
+  const knownRuntimes = options.runtimes ? knownOf(options.runtimes, loaded) : undefined;
   const validated = validateFleet(loaded, { now: options.now, allowEmpty: options.allowEmpty, extensions, knownRuntimes, partOfFleet: options.partOfFleet });
   const diagnostics: Diagnostic[] = [];
   appendAll(diagnostics, validated.diagnostics);
@@ -117,6 +125,26 @@ export function checkFleet(options: CheckOptions): CheckedFleet {
     runtimeFiles: new Map(loaded.runtimes.map((d) => [d.file, { relPath: d.relPath, digest: d.digest, stamp: d.stamp }])),
     reusedRuntimes: loaded.reusedRuntimes,
     ok: !hasErrors(sorted) };
+}
+
+/** The runtimes of a check that does not parse them all, for the checks across files (ValidateOptions.knownRuntimes). */
+function knownOf(runtimes: NonNullable<CheckOptions['runtimes']>, loaded: LoadedFleet): readonly RuntimeIdentity[] | RecordedRuntimes {
+  const reused = loaded.reusedRuntimes;
+  const { recorded } = runtimes;
+  if (!recorded || runtimes.known) return [...(reused.length > 0 ? runtimes.identities(reused) : []), ...(runtimes.known ?? [])];
+  let identities: readonly RuntimeIdentity[] | undefined;
+  return {
+    count: reused.length,
+    identities: () => (identities ??= reused.length > 0 ? runtimes.identities(reused) : []),
+    labelled: () => reused.map((f) => recorded(f.relPath)!),
+    settled: (parsed) => {
+      const relPathOf = new Map(loaded.runtimes.map((d) => [d.file, d.relPath]));
+      return parsed.every((p) => {
+        const r = recorded(relPathOf.get(p.file) ?? '');
+        return r !== undefined && r.name === p.name && r.runtimeID === p.runtimeID && r.shoot.name === p.shoot.name && r.shoot.project === p.shoot.project;
+      });
+    },
+  };
 }
 
 /**
@@ -228,7 +256,13 @@ export function checkWithRecord(options: RecordCheckOptions, use: RecordUse): Ch
     previousIndex: indexText === undefined ? undefined : () => parseIndex(indexText, { ours: trusted !== undefined })?.view,
     cacheDir,
     unchangedSincePrevious: isUnchanged,
-    runtimes: withRecord ? { plan, identities: (reused) => reused.map((f) => ({ ...reuse!.runtimes[f.relPath]!.identity, file: f.file })) } : undefined,
+    runtimes: withRecord
+      ? {
+          plan,
+          identities: (reused) => reused.map((f) => ({ ...reuse!.runtimes[f.relPath]!.identity, file: f.file })),
+          ...(reuse ? { recorded: (rel: string) => reuse.runtimes[rel]?.identity } : {}),
+        }
+      : undefined,
   });
   const diagnostics = normalizeDiagnostics([
     ...checked.diagnostics,

@@ -69,10 +69,9 @@ function libraryVersions(): string {
 /** The inputs section (IndexTextBuilder.finish), given the sha256 of the index text before it. */
 export function inputsSection(c: CommittedInputs): (prefixDigest: string) => string {
   return (prefixDigest) => {
-    const entries = [...c.entries].sort((a, b) => cmp(a.relPath, b.relPath));
+    const entries = sortedByFile(c.entries);
     const earlier = c.previous !== undefined && entries.some((e) => e.recorded) ? runtimeLines(c.previous) : undefined;
-    const line = (e: RuntimeEntry): string => (e.recorded ? earlier?.get(e.relPath) : undefined) ?? `      ${JSON.stringify(e.relPath)}: ${JSON.stringify(entryOf(e.record))}`;
-    const runtimes = entries.length === 0 ? '{}' : `{\n${entries.map(line).join(',\n')}\n    }`;
+    const runtimes = entries.length === 0 ? '{}' : `{\n${lineRuns(entries, earlier).join(',\n')}\n    }`;
     const body =
       INPUTS_START +
       [`    "epoch": ${c.epoch}`, `    "expiries": ${JSON.stringify(c.thresholds)}`, `    "gitops": ${JSON.stringify(c.gitops)}`, `    "key": "${c.key}"`, `    "runtimes": ${runtimes}`].join(',\n') +
@@ -83,23 +82,73 @@ export function inputsSection(c: CommittedInputs): (prefixDigest: string) => str
 
 const RUNTIMES_START = '    "runtimes": {\n';
 
-/** The runtime lines of an index's inputs section by runtime file (without their separators); empty when it has none. */
-function runtimeLines(text: string): Map<string, string> {
-  const lines = new Map<string, string>();
-  const inputs = indexParts(text)?.inputs ?? '';
-  const start = inputs.indexOf(RUNTIMES_START);
+/** The runtime lines of an index's inputs section (without their separators): each one's key and where it lies in `text`. */
+interface RuntimeLines {
+  readonly text: string;
+  readonly keys: string[];
+  readonly starts: number[];
+  readonly ends: number[];
+}
+
+/** The runtime lines of an index's inputs section; none when it has none. */
+function runtimeLines(index: string): RuntimeLines {
+  const text = indexParts(index)?.inputs ?? '';
+  const lines: RuntimeLines = { text, keys: [], starts: [], ends: [] };
+  const start = text.indexOf(RUNTIMES_START);
   if (start < 0) return lines;
   for (let at = start + RUNTIMES_START.length; ; ) {
-    const end = inputs.indexOf('\n', at);
+    const end = text.indexOf('\n', at);
     if (end < 0) return lines;
-    const line = inputs.slice(at, inputs[end - 1] === ',' ? end - 1 : end);
     // `      "<relPath>": [...]`; a path JSON escapes is not taken (its line is written anew).
-    const keyEnd = line.indexOf('": [');
-    if (!line.startsWith('      "') || keyEnd < 0) return lines;
-    const rel = line.slice(7, keyEnd);
-    if (!rel.includes('\\')) lines.set(rel, line);
+    const keyEnd = text.indexOf('": [', at);
+    if (!text.startsWith('      "', at) || keyEnd < 0 || keyEnd > end) return lines;
+    const rel = text.slice(at + 7, keyEnd);
+    // '' (no file's path) for a key JSON escapes: never taken, and a run of lines never spans it.
+    lines.keys.push(rel.includes('\\') ? '' : rel);
+    lines.starts.push(at);
+    lines.ends.push(text[end - 1] === ',' ? end - 1 : end);
     at = end + 1;
   }
+}
+
+/**
+ * The runtime lines of the inputs section, in file order: a recorded runtime's line is the earlier
+ * section's, and a run of them that lies there side by side (their separators included) is one
+ * piece of its text, so one changed runtime of 10,000 leaves a few pieces, not 10,000 lines.
+ */
+function lineRuns(entries: readonly RuntimeEntry[], earlier: RuntimeLines | undefined): string[] {
+  const pieces: string[] = [];
+  let from = -1;
+  let last = -1;
+  const flush = (): void => {
+    if (from >= 0) pieces.push(earlier!.text.slice(earlier!.starts[from], earlier!.ends[last]));
+    from = -1;
+  };
+  let p = 0;
+  for (const e of entries) {
+    if (e.recorded && earlier) {
+      // Both in file order: the earlier lines of files no longer recorded are passed over.
+      while (p < earlier.keys.length && earlier.keys[p]! < e.relPath) p++;
+      if (p < earlier.keys.length && earlier.keys[p] === e.relPath) {
+        if (from < 0 || last !== p - 1) {
+          flush();
+          from = p;
+        }
+        last = p++;
+        continue;
+      }
+    }
+    flush();
+    pieces.push(`      ${JSON.stringify(e.relPath)}: ${JSON.stringify(entryOf(e.record))}`);
+  }
+  flush();
+  return pieces;
+}
+
+/** Entries in file order (cmp), sorted only when they are not. */
+function sortedByFile(entries: readonly RuntimeEntry[]): readonly RuntimeEntry[] {
+  for (let i = 1; i < entries.length; i++) if (cmp(entries[i - 1]!.relPath, entries[i]!.relPath) > 0) return [...entries].sort((a, b) => cmp(a.relPath, b.relPath));
+  return entries;
 }
 
 function sealOf(prefixDigest: string, body: string): string {

@@ -36,9 +36,29 @@ export interface ValidateOptions {
    * Runtimes of files that were not parsed in this run (unchanged since a run that validated them):
    * they count for the checks across files (duplicates, empty fleet) but are not in the model.
    */
-  readonly knownRuntimes?: readonly RuntimeIdentity[];
+  readonly knownRuntimes?: readonly RuntimeIdentity[] | RecordedRuntimes;
   /** Which fleet files git already has (a duplicate runtime ID is reported on the new one); git is asked by default. */
   readonly tracked?: TrackedFiles;
+}
+
+/**
+ * Runtimes of files not parsed in this run, as a run record has them: looked at only as far as the
+ * checks need (their 10,000 identities take 30 ms to build).
+ */
+export interface RecordedRuntimes {
+  readonly count: number;
+  /** Their identities, for the checks across files. */
+  readonly identities: () => readonly RuntimeIdentity[];
+  /** Their names and labels (absent where recorded without), for the selectors that match none. */
+  readonly labelled: () => ReadonlyArray<{ readonly name: string; readonly labels?: Readonly<Record<string, string>> }>;
+  /**
+   * True when every runtime of the fleet (these and the parsed ones, `parsed`) is one of a run that
+   * passed the checks across files (duplicate names, IDs and Shoots, shards, GitOps names) with the
+   * same fleet-wide files and kyma-fleet build, with the identity it had there. Those checks are then
+   * not run: they depend on nothing else, and what holds for a set of runtimes (no two alike, no
+   * shard too full) holds for every part of it.
+   */
+  readonly settled: (parsed: readonly RuntimeIdentity[]) => boolean;
 }
 
 export interface ValidationResult {
@@ -182,11 +202,21 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
     runtimes.push(runtime);
   }
 
-  checkUniqueness(groups, runtimes.map(identityOf), options.knownRuntimes ?? [], diagnostics, options.tracked ?? gitTrackedFiles(loaded.root, loaded.displayRoot));
-  if (fleetData && fleetPositions) checkShards([...runtimes, ...(options.knownRuntimes ?? [])].map((r) => r.name), fleetOptions.gitops.shards, fleetFile, fleetPositions, diagnostics);
-  if (fleetOptions.gitops.flux.enabled || fleetOptions.gitops.argocd.enabled) checkGitopsNames([...runtimes.map(identityOf), ...(options.knownRuntimes ?? [])], diagnostics);
+  const given = options.knownRuntimes;
+  const recorded = given !== undefined && 'settled' in given ? given : undefined;
+  const listed: readonly RuntimeIdentity[] = given === undefined || 'settled' in given ? [] : given;
+  const parsed = runtimes.map(identityOf);
+  // The checks see the valid runtimes only (an invalid file fails the run on its own).
+  const settled = recorded !== undefined && recorded.settled(parsed);
+  if (!settled) {
+    const known = recorded ? recorded.identities() : listed;
+    checkUniqueness(groups, parsed, known, diagnostics, options.tracked ?? gitTrackedFiles(loaded.root, loaded.displayRoot));
+    if (fleetData && fleetPositions) checkShards([...runtimes, ...known].map((r) => r.name), fleetOptions.gitops.shards, fleetFile, fleetPositions, diagnostics);
+    if (fleetOptions.gitops.flux.enabled || fleetOptions.gitops.argocd.enabled) checkGitopsNames([...parsed, ...known], diagnostics);
+  }
+  const knownCount = recorded ? recorded.count : listed.length;
 
-  if (loaded.runtimes.length + (options.knownRuntimes?.length ?? 0) === 0 && !options.allowEmpty && loaded.fleet) {
+  if (loaded.runtimes.length + knownCount === 0 && !options.allowEmpty && loaded.fleet) {
     diagnostics.push({
       severity: 'error',
       code: 'E_EMPTY_FLEET',
@@ -215,7 +245,7 @@ export function validateFleet(loaded: LoadedFleet, options: ValidateOptions): Va
   };
   // Over the whole fleet, and only when every runtime file was read as valid (an invalid one would
   // be missing here and make its groups look empty).
-  const known = options.knownRuntimes ?? [];
+  const known = recorded ? recorded.labelled() : listed;
   if (!options.partOfFleet && runtimes.length === loaded.runtimes.length && known.every((k) => k.labels !== undefined)) {
     // A selector that is refused already needs no warning that it matches nothing.
     const refused = diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.file}\0${d.field}`);

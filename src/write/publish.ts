@@ -217,9 +217,14 @@ export function newIndexText(
 ): ReturnType<IndexTextBuilder['finish']> {
   const b = new IndexTextBuilder();
   let a = 0;
-  for (const [from, to] of kept) {
+  for (let k = 0; k < kept.length; ) {
+    const from = kept[k]![0];
+    let to = kept[k]![1];
     const first = view!.relAt(from);
     for (; a < added.length && added[a]! < first; a++) b.add(indexLine(added[a]!, hashes.get(added[a]!)!));
+    // Ranges that meet, with no added entry between them, are copied as one piece: one changed
+    // runtime of 10,000 leaves a few pieces, not 40,000 (each a string and a separator to join).
+    for (k++; k < kept.length && kept[k]![0] === to && !(a < added.length && added[a]! < view!.relAt(to)); k++) to = kept[k]![1];
     b.add(view!.linesOf(from, to));
   }
   for (; a < added.length; a++) b.add(indexLine(added[a]!, hashes.get(added[a]!)!));
