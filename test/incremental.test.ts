@@ -257,6 +257,37 @@ describe('incremental synth equals a cold single-threaded synth', () => {
     }
   });
 
+  it('at a size that starts a warm worker, the loader takes runtimes/ as that worker listed and stamped it: no runtime file is looked at in this thread, and an edit is still rendered', () => {
+    // 1,000 runtimes: dist/'s index is over 1.8 MB, so the plan starts a worker ahead (src/write/tree-scan.ts warmWorkers).
+    const { fleetDir, outDir, cacheDir } = synthesizedFleet('listed-by-worker', 1000, 23);
+    const real = (fs as unknown as { default: typeof fs }).default;
+    const original = real.lstatSync;
+    const runtimeFiles = path.join(fleetDir, 'runtimes') + path.sep;
+    let looked = 0;
+    real.lstatSync = ((p: fs.PathLike, o?: fs.StatSyncOptions) => {
+      if (String(p).startsWith(runtimeFiles)) looked++;
+      return original(p, o);
+    }) as typeof fs.lstatSync;
+    syncBuiltinESMExports();
+    try {
+      // Once the files settled, a run that writes records their stamps (a run with nothing to write saves no record).
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, STAMP_SETTLE_MS + 100);
+      // A channel of its own: its group gives it another one.
+      const edit = (i: number) => editYaml(path.join(fleetDir, 'runtimes', fs.readdirSync(path.join(fleetDir, 'runtimes')).sort()[i]!), (doc) => doc.setIn(['spec', 'channel'], 'regular'));
+      edit(3);
+      expect(fast(fleetDir, outDir, cacheDir, NOW)).toMatchObject({ exitCode: 0, changed: true, rendered: 1 });
+      // The next run reuses every other file by the stamp the worker gave it, and reads the edited ones.
+      looked = 0;
+      edit(5);
+      expect(fast(fleetDir, outDir, cacheDir, NOW)).toMatchObject({ exitCode: 0, changed: true, rendered: 1 });
+      expect(looked).toBe(0);
+    } finally {
+      real.lstatSync = original;
+      syncBuiltinESMExports();
+    }
+    expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
+  }, 120_000);
+
   it('parts of several chunks (the result of each chunk sent on its own) give the cold output, diagnostics and a record of every runtime', () => {
     const dir = path.join(root, 'chunked-parts');
     const fleetDir = path.join(dir, 'fleet');

@@ -44,25 +44,65 @@ export interface WarmWorkers {
   take(): { readonly worker: Worker; readonly port: MessagePort } | undefined;
   /** Stops the workers no task was given to. */
   release(): void;
+  /**
+   * The result of the prelude the first worker ran as it started (startWarmWorkers), waited for
+   * (PRELUDE_WAIT_MS at most); undefined without one, or when it failed or took too long. Its worker
+   * stays for it when release() finds no task was given to it.
+   */
+  prelude(): unknown;
 }
 
-/** `count` workers of `script`, started now; each waits for the task startSyncTasks posts it. */
-export function startWarmWorkers(script: string, count: number): WarmWorkers {
-  const idle = Array.from({ length: count }, () => {
+/** How long the caller waits for a warm worker's prelude before it does the work itself. */
+export const PRELUDE_WAIT_MS = 10_000;
+
+/**
+ * `count` workers of `script`, started now; each waits for the task startSyncTasks posts it. The
+ * first one runs `prelude` (the worker's serveSyncTask prelude function on this input) before it
+ * waits: work the caller needs before it knows the task (WarmWorkers.prelude).
+ */
+export function startWarmWorkers(script: string, count: number, prelude?: unknown): WarmWorkers {
+  const signal = new SharedArrayBuffer(4);
+  const done = new Int32Array(signal);
+  const { port1: preludePort, port2: preludeReply } = new MessageChannel();
+  const idle = Array.from({ length: count }, (_, i) => {
     const { port1, port2 } = new MessageChannel();
-    const worker = new Worker(script, { workerData: { warm: port2 }, transferList: [port2] });
+    const runsPrelude = i === 0 && prelude !== undefined;
+    const workerData = runsPrelude ? { warm: port2, prelude: { input: prelude, port: preludeReply, signal } } : { warm: port2 };
+    const worker = new Worker(script, { workerData, transferList: runsPrelude ? [port2, preludeReply] : [port2] });
     // One that is never given a task (its caller failed first) does not keep the process alive.
     worker.unref();
     return { worker, port: port1 };
   });
+  const none = count === 0 || prelude === undefined;
+  // The prelude's worker when no task was given to it: stopped once its prelude is taken.
+  let spare: (typeof idle)[number] | undefined;
+  const stop = (w: (typeof idle)[number]): void => {
+    w.port.close();
+    void w.worker.terminate();
+  };
+  let reply: Reply<unknown> | undefined;
   return {
     script,
     take: () => idle.shift(),
     release: () => {
-      for (const w of idle.splice(0)) {
-        w.port.close();
-        void w.worker.terminate();
+      const left = idle.splice(0);
+      // Its prelude is still wanted (it was given no task: a dist/ too small for the look's workers).
+      if (!none && left.length === count) spare = left.shift();
+      left.forEach(stop);
+    },
+    prelude: () => {
+      if (none) return undefined;
+      const deadline = Date.now() + PRELUDE_WAIT_MS;
+      while (!reply) {
+        const m = receiveMessageOnPort(preludePort);
+        if (m) reply = m.message as Reply<unknown>;
+        else if (Date.now() >= deadline) break;
+        else Atomics.wait(done, 0, 0, Math.min(100, deadline - Date.now()));
       }
+      if (spare) stop(spare);
+      spare = undefined;
+      preludePort.close();
+      return reply?.ok ? reply.result : undefined;
     },
   };
 }
@@ -140,10 +180,28 @@ export function startSyncTasks<I, O>(script: string, inputs: readonly I[], stall
  * The worker side: runs `task` on its input (`beat` to be called as it makes progress) and posts the
  * reply; a warm worker (startWarmWorkers) first waits for its input.
  */
-export function serveSyncTask<I, O>(task: (input: I, beat: () => void) => O): void {
-  const data = workerData as TaskData<I> | { warm: MessagePort };
-  if ('warm' in data) data.warm.once('message', (m: TaskMessage<I>) => runTask(task, { ...m, port: data.warm }));
-  else runTask(task, data);
+export function serveSyncTask<I, O>(task: (input: I, beat: () => void) => O, prelude?: (input: unknown) => unknown): void {
+  const data = workerData as TaskData<I> | { warm: MessagePort; prelude?: { input: unknown; port: MessagePort; signal: SharedArrayBuffer } };
+  if (!('warm' in data)) {
+    runTask(task, data);
+    return;
+  }
+  if (data.prelude) {
+    const { input, port, signal } = data.prelude;
+    let reply: Reply<unknown>;
+    try {
+      if (!prelude) throw new Error('this worker has no prelude');
+      reply = { ok: true, result: prelude(input) };
+    } catch (e) {
+      reply = { ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e) };
+    }
+    port.postMessage(reply);
+    port.close();
+    const done = new Int32Array(signal);
+    Atomics.store(done, 0, 1);
+    Atomics.notify(done, 0);
+  }
+  data.warm.once('message', (m: TaskMessage<I>) => runTask(task, { ...m, port: data.warm }));
 }
 
 function runTask<I, O>(task: (input: I, beat: () => void) => O, { input, port, signal, beatSlot }: TaskData<I>): void {

@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cmp } from '../lib/diagnostics';
+import { fileStamp } from '../lib/file-stamp';
 
 /** Files that editors and operating systems leave behind; silently skipped. */
 export function isLitter(name: string): boolean {
@@ -44,6 +45,68 @@ export function listFolder(
     return [];
   }
   return entries.sort((a, b) => cmp(a.name, b.name));
+}
+
+/**
+ * A folder as listFolder lists it, each regular file with its fileStamp: taken by another thread
+ * (a warm worker, src/run/plan.ts) while the run reads its record, so that the loader neither lists
+ * runtimes/ nor looks at its 10,000 files itself. `dir` is the folder's real path.
+ */
+export interface StampedListing {
+  readonly dir: string;
+  readonly names: string[];
+  /** Per name: 'f' a regular file, 'd' a folder, 'o' anything else (as readdir's types say, links not followed). */
+  readonly kinds: string;
+  /** Per name: the regular file's fileStamp, '' when it has none (not settled at runStart). */
+  readonly stamps: string[];
+}
+
+/** `runtimes/` of the fleet folder `fleetDir` listed and stamped; undefined when it cannot be (the loader then lists it and says why). */
+export function listStamped(fleetDir: string, runStart: number): StampedListing | undefined {
+  let dir: string;
+  let entries: fs.Dirent[];
+  try {
+    dir = path.join(fs.realpathSync(fleetDir), 'runtimes');
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  entries.sort((a, b) => cmp(a.name, b.name));
+  const names: string[] = [];
+  const stamps: string[] = [];
+  let kinds = '';
+  const prefix = dir + path.sep;
+  for (const e of entries) {
+    names.push(e.name);
+    const kind = e.isFile() ? 'f' : e.isDirectory() ? 'd' : 'o';
+    kinds += kind;
+    const st = kind === 'f' && !isLitter(e.name) ? fs.lstatSync(prefix + e.name, { throwIfNoEntry: false }) : undefined;
+    stamps.push((st && fileStamp(st, runStart)) ?? '');
+  }
+  return { dir, names, kinds, stamps };
+}
+
+/** A StampedListing's entries, typed like readdir's. */
+export function listedEntries(listing: StampedListing): Array<{ name: string; isFile(): boolean; isDirectory(): boolean }> {
+  return listing.names.map((name, i) => new ListedEntry(name, listing.kinds.charCodeAt(i)));
+}
+
+const FILE = 'f'.charCodeAt(0);
+const FOLDER = 'd'.charCodeAt(0);
+
+class ListedEntry {
+  constructor(
+    readonly name: string,
+    private readonly kind: number,
+  ) {}
+
+  isFile(): boolean {
+    return this.kind === FILE;
+  }
+
+  isDirectory(): boolean {
+    return this.kind === FOLDER;
+  }
 }
 
 /** Entries of `dir` by name, typed like readdir's (a name that vanished is left out). */

@@ -16,7 +16,7 @@ import type { FleetKind } from './kinds';
 import { lexists } from '../lib/fs-exists';
 import { openForReading } from '../lib/open-for-reading';
 import { fileStamp } from '../lib/file-stamp';
-import { isInside, isLitter, listFolder, namedEntries, specOf, toSlash, walkAux } from './folder-walk';
+import { isInside, isLitter, listedEntries, listFolder, namedEntries, specOf, type StampedListing, toSlash, walkAux } from './folder-walk';
 
 export { isInside } from './folder-walk';
 
@@ -64,6 +64,11 @@ export interface RuntimePlan {
    * undefined: with a digest the file is reused without being read at all.
    */
   readonly reuseStamp?: (relPath: string, stamp: string) => string | undefined;
+  /**
+   * runtimes/ listed and stamped by another thread since the run started (listStamped): taken
+   * instead of listing the folder and looking at each file here, when it is this fleet's.
+   */
+  readonly listing?: () => StampedListing | undefined;
 }
 
 export interface LoadedFleet {
@@ -263,10 +268,14 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
     }
     // Display paths of the folder's files: its own, then the name (path.relative once, not per file).
     const dirDisplay = display(dir);
-    for (const entry of plan.names ? namedEntries(dir, plan.names) : listFolder(dir, problem)) {
+    const given = folder === 'runtimes' && !plan.names && plan.reuseStamp ? plan.listing?.() : undefined;
+    const listed = given?.dir === dir ? given : undefined;
+    const entries = listed ? listedEntries(listed) : plan.names ? namedEntries(dir, plan.names) : listFolder(dir, problem);
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
       if (isLitter(entry.name)) continue;
       if (plan.select && !plan.select(`${folder}/${entry.name}`)) continue;
-      const abs = path.join(dir, entry.name);
+      const abs = `${dir}${path.sep}${entry.name}`;
       if (entry.isDirectory()) {
         problem('W_IGNORED_FILE', abs, `subfolders of ${folder}/ are not read`, 'warning');
         continue;
@@ -281,8 +290,8 @@ export function loadFleet(options: LoadOptions): LoadedFleet {
       }
       if (plan.reuseStamp && dirInside && entry.isFile()) {
         // Stamped as an earlier run read it: its recorded digest stands, the file is not read.
-        const st = fs.lstatSync(abs, { throwIfNoEntry: false });
-        const stamp = st && fileStamp(st, runStart);
+        const st = listed ? undefined : fs.lstatSync(abs, { throwIfNoEntry: false });
+        const stamp = listed ? listed.stamps[i] || undefined : st && fileStamp(st, runStart);
         const digest = stamp === undefined ? undefined : plan.reuseStamp(`${folder}/${entry.name}`, stamp);
         if (digest !== undefined) {
           result.reusedRuntimes.push({ relPath: `${folder}/${entry.name}`, file: dirDisplay === '.' ? entry.name : `${dirDisplay}/${entry.name}`, digest, stamp });

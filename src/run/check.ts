@@ -9,6 +9,7 @@ import { EXTENSIONS } from '../extensions';
 import type { ExtensionPlugin } from '../extensions/types';
 import { appendAll, type Diagnostic, hasErrors, normalizeDiagnostics } from '../lib/diagnostics';
 import { type HashLookup, parseIndex } from '../lib/dist-index';
+import type { StampedListing } from '../load/folder-walk';
 import { type FleetLayers, type LoadedFleet, type LoadedLayers, loadFleet, type ReusedRuntimeFile, type RuntimePlan } from '../load/load';
 import { previousRenderReader } from '../load/load-previous';
 import { openParseCache } from '../load/parse-cache';
@@ -190,6 +191,8 @@ export interface RecordUse {
   readonly parse?: (relPath: string) => boolean;
   /** `trusted` is the record committed in dist/'s index: used as a run record is, without a cache folder too. */
   readonly committed?: boolean;
+  /** runtimes/ listed and stamped by another thread (RuntimePlan.listing). */
+  readonly listing?: () => StampedListing | undefined;
 }
 
 export interface CheckedWithRecord {
@@ -227,6 +230,7 @@ export function checkWithRecord(options: RecordCheckOptions, use: RecordUse): Ch
                   const r = reuse.runtimes[rel];
                   return !parse(rel) && r?.stamp !== undefined && r.stamp === stamp ? r.digest : undefined;
                 },
+                ...(use.listing ? { listing: use.listing } : {}),
               }
             : {}),
         }

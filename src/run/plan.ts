@@ -9,6 +9,7 @@
 import * as path from 'node:path';
 import { codeKey } from '../lib/code-key';
 import { indexFileBytes, indexTextDigest, parseIndex, readIndexFile, vouchedIndexDigest } from '../lib/dist-index';
+import type { StampedListing } from '../load/folder-walk';
 import { type FleetLayers, loadFleet, loadLayers } from '../load/load';
 import { startScan, startTouched, type TreeScan, warmWorkers } from '../write/tree-scan';
 import { committedKey, readCommitted, trustCommitted } from './committed-record';
@@ -69,6 +70,8 @@ export interface CheckPlan {
   readonly committedKey: string;
   /** dist/ scanned against its index for the committed record (src/write/tree-scan.ts). */
   readonly scan?: TreeScan;
+  /** The fleet's runtimes/ listed and stamped by a worker meanwhile (RuntimePlan.listing), when one did. */
+  readonly runtimesListing?: () => StampedListing | undefined;
 }
 
 export interface RunPlan extends CheckPlan {
@@ -131,7 +134,8 @@ export function startPlanCheck(options: PlanOptions, withoutRecord: boolean): St
   const threads = threadLimit(options.env);
   // The workers that look at dist/ start up while this thread reads the run record and the index
   // (on two cores they began their work 0.25 s later otherwise, and this thread did more of it).
-  const warm = cacheDir || useCommitted ? warmWorkers(indexFileBytes(outDir), threads) : undefined;
+  // The first of them lists and stamps runtimes/ first, for the run record's stamps.
+  const warm = cacheDir || useCommitted ? warmWorkers(indexFileBytes(outDir), threads, cacheDir ? { fleetDir: fleetRoot, runStart: Date.now() } : undefined) : undefined;
   const record = cacheDir ? loadRunRecord(cacheDir, options.cwd, fleetRoot, outDir) : undefined;
   // Only the text is kept (the write compares the index under its lock by digest; the scan's
   // workers read their ranges of the file and check them against it).
@@ -166,7 +170,7 @@ export function startPlanCheck(options: PlanOptions, withoutRecord: boolean): St
     touched?.cancel();
     throw e;
   }
-  const common = { outDir, fleetRoot, layers, key, index, committedKey: fleetKey };
+  const common = { outDir, fleetRoot, layers, key, index, committedKey: fleetKey, ...(warm ? { runtimesListing: () => warm.prelude() as StampedListing | undefined } : {}) };
   const reusableOf = (trusted: RunRecord | undefined): RunRecord | undefined => (trusted && trusted.key === key && epochOf(trusted.thresholds, options.now) === trusted.epoch ? trusted : undefined);
 
   // Else the record committed in dist/'s index, once dist/'s files are hashed against it (the same

@@ -159,7 +159,7 @@ function confirmPlan(started: ReturnType<typeof startPlan>, staged: Staged | und
 function check(options: SynthOptions, planned: RunPlan): ReturnType<typeof checkWithRecord> {
   return checkWithRecord(
     { ...options, outDir: options.outDir },
-    { layers: planned.layers, key: planned.key, trusted: planned.trusted, reusable: planned.reusable, indexText: planned.index?.text, committed: planned.committed },
+    { layers: planned.layers, key: planned.key, trusted: planned.trusted, reusable: planned.reusable, indexText: planned.index?.text, committed: planned.committed, listing: planned.runtimesListing },
   );
 }
 
@@ -352,7 +352,7 @@ type CheckRun = Pick<SynthOptions, 'fleetDir' | 'outDir' | 'cwd' | 'now' | 'allo
  */
 export function validateFleetDir(options: CheckRun): Validation {
   const planned = planCheck(options, false);
-  const { checked, diagnostics } = checkWithRecord(options, { layers: planned.layers, key: planned.key, trusted: planned.trusted, reusable: planned.reusable, indexText: planned.index?.text, committed: planned.committed });
+  const { checked, diagnostics } = checkWithRecord(options, { layers: planned.layers, key: planned.key, trusted: planned.trusted, reusable: planned.reusable, indexText: planned.index?.text, committed: planned.committed, listing: planned.runtimesListing });
   const model = checked.model;
   return {
     ok: !hasErrors(diagnostics),

@@ -342,10 +342,16 @@ const MIN_LINE_BYTES = 90;
  * started now: the plan starts them before it reads the run record and the index, which takes
  * as long as a worker's start-up on another core. Undefined for a dist/ too small for workers.
  */
-export function warmWorkers(indexBytes: number, threads: number): WarmWorkers | undefined {
+export function warmWorkers(indexBytes: number, threads: number, prelude?: RuntimesListingInput): WarmWorkers | undefined {
   const count = Math.min(threads - 1, Math.floor(indexBytes / (MIN_FILES_PER_WORKER * MIN_LINE_BYTES)));
   const script = count > 0 ? compiledScript(__dirname, 'tree-scan-worker.js') : undefined;
-  return script ? startWarmWorkers(script, count) : undefined;
+  return script ? startWarmWorkers(script, count, prelude) : undefined;
+}
+
+/** The prelude of the first warm worker: the fleet's runtimes/ listed and stamped (src/load/folder-walk.ts listStamped). */
+export interface RuntimesListingInput {
+  readonly fleetDir: string;
+  readonly runStart: number;
 }
 
 /** touchedSince in a worker: the ranges of its block it claims, until none is left or a touched file was found. */

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateFleet } from '../../bench/generate-fleet';
+import { listStamped } from '../../src/load/folder-walk';
 import { fileStamp, loadFleet, STAMP_SETTLE_MS } from '../../src/load/load';
 import { synth } from '../../src/run/synth';
 import { treeHash } from '../write/dist-fixture';
@@ -70,6 +71,43 @@ describe('loadFleet with reuseStamp', () => {
     const loaded = loadFleet({ fleetDir, cwd: root, runtimePlan: () => ({ reuseStamp: (rel) => (asked.push(rel), undefined) }) });
     expect(asked).toEqual([]);
     expect(loaded.runtimes.every((d) => d.stamp === undefined)).toBe(true);
+  });
+});
+
+describe('runtimes/ listed and stamped in another thread (listStamped, RuntimePlan.listing)', () => {
+  it('lists as the loader does: sorted, each regular file with the stamp an lstat gives it now, none for folders, litter and unsettled files', () => {
+    const fleetDir = path.join(root, 'listing');
+    generateFleet(fleetDir, 5, 7);
+    const runtimes = path.join(fleetDir, 'runtimes');
+    fs.mkdirSync(path.join(runtimes, 'sub'));
+    fs.writeFileSync(path.join(runtimes, '.swap.swp'), '');
+    const later = Date.now() + 10 * STAMP_SETTLE_MS;
+    const listing = listStamped(fleetDir, later)!;
+    const names = fs.readdirSync(runtimes).sort();
+    expect(listing.dir).toBe(path.join(fs.realpathSync(fleetDir), 'runtimes'));
+    expect(listing.names).toEqual(names);
+    expect(listing.kinds).toBe(names.map((n) => (n === 'sub' ? 'd' : 'f')).join(''));
+    expect(listing.stamps).toEqual(names.map((n) => (n === 'sub' || n.startsWith('.') ? '' : fileStamp(fs.lstatSync(path.join(runtimes, n)), later))));
+    expect(listStamped(fleetDir, Date.now())!.stamps.every((s) => s === '')).toBe(true);
+    expect(listStamped(path.join(root, 'no-such-fleet'), later)).toBeUndefined();
+  });
+
+  it('the loader takes the listing\'s entries and stamps instead of its own, only when it is of this fleet', () => {
+    const fleetDir = path.join(root, 'listing-taken');
+    generateFleet(fleetDir, 4, 9);
+    const later = Date.now() + 10 * STAMP_SETTLE_MS;
+    const listing = listStamped(fleetDir, later)!;
+    // A stamp no lstat gives: a file reused by it was judged by the listing alone.
+    const given = { ...listing, stamps: listing.stamps.map((s, i) => (i === 0 ? 'as-listed' : s)) };
+    const load = (l: typeof listing) =>
+      loadFleet({ fleetDir, cwd: root, runStart: later, runtimePlan: () => ({ reuseStamp: (_rel, stamp) => (stamp === 'as-listed' ? 'a'.repeat(64) : undefined), listing: () => l }) });
+    const taken = load(given);
+    expect(taken.reusedRuntimes.map((f) => f.relPath)).toEqual([`runtimes/${listing.names[0]}`]);
+    expect(taken.runtimes).toHaveLength(3);
+    // Of another folder: the loader lists and looks at the files itself.
+    const other = load({ ...given, dir: `${given.dir}-elsewhere` });
+    expect(other.reusedRuntimes).toEqual([]);
+    expect(other.runtimes).toHaveLength(4);
   });
 });
 

@@ -13,6 +13,8 @@ import { INDEX_FILE, parseIndex, readIndexBytes, sha256 } from '../../src/lib/di
 import { writeDist } from '../../src/write/dist-writer';
 import { scanTree, startTouched, touchedSince, type TreeScan, warmWorkers } from '../../src/write/tree-scan';
 import type { WarmWorkers } from '../../src/lib/sync-workers';
+import { STAMP_SETTLE_MS } from '../../src/lib/file-stamp';
+import { listStamped } from '../../src/load/folder-walk';
 import { assertBuilt, Workspace } from './dist-fixture';
 
 /** What a scan must find, by the plainest means: walk everything, hash every listed file. */
@@ -50,7 +52,7 @@ function reference(root: string): Omit<TreeScan, 'indexText' | 'workers'> {
 /** Workers started ahead of their tasks (as the plan starts them), counting those given a task. */
 function countingWarm(threads: number): WarmWorkers & { taken: number } {
   const warm = warmWorkers(Number.MAX_SAFE_INTEGER, threads)!;
-  const counting = { script: warm.script, taken: 0, release: () => warm.release(), take: () => {
+  const counting = { script: warm.script, taken: 0, release: () => warm.release(), prelude: () => warm.prelude(), take: () => {
     const w = warm.take();
     if (w) counting.taken++;
     return w;
@@ -257,6 +259,35 @@ describe('scanning dist/ in one pass', () => {
     expect(touchedSince(ws.outDir, view, settled, 3, { perThread: 1, perRange: 1, warm })).toBe(touched);
     expect(warm.taken).toBe(2);
     warm.release();
+  });
+
+  it('a worker started ahead with a prelude (runtimes/ listed and stamped) returns it before its task, once, and also when it was given none', () => {
+    const fleetDir = path.join(ws.dir, 'prelude-fleet');
+    fs.mkdirSync(path.join(fleetDir, 'runtimes'), { recursive: true });
+    for (const n of ['b.yaml', 'a.yaml', 'c.yaml']) fs.writeFileSync(path.join(fleetDir, 'runtimes', n), `name: ${n}\n`);
+    const runStart = Date.now() + 10 * STAMP_SETTLE_MS;
+    const expected = listStamped(fleetDir, runStart);
+    expect(expected?.names).toEqual(['a.yaml', 'b.yaml', 'c.yaml']);
+    // Given the touched task after it: the prelude's reply and the task's stay apart.
+    const warm = warmWorkers(Number.MAX_SAFE_INTEGER, 3, { fleetDir, runStart })!;
+    expect(warm.prelude()).toEqual(expected);
+    expect(warm.prelude()).toEqual(expected);
+    expect(writeDist({ outDir: ws.outDir, files: tree(NAMES) }).ok).toBe(true);
+    const view = parseIndex(fs.readFileSync(path.join(ws.outDir, INDEX_FILE), 'utf8'))!.view;
+    expect(touchedSince(ws.outDir, view, Date.now() + 60_000, 3, { perThread: 1, perRange: 1, warm })).toBe(false);
+    warm.release();
+    // Of a folder that cannot be listed: none (the loader lists it itself and says why).
+    const missing = warmWorkers(Number.MAX_SAFE_INTEGER, 2, { fleetDir: path.join(ws.dir, 'no-such-fleet'), runStart })!;
+    expect(missing.prelude()).toBeUndefined();
+    missing.release();
+    // Released before any task was given (a dist/ too small for the look's workers): its prelude still answers.
+    const released = warmWorkers(Number.MAX_SAFE_INTEGER, 2, { fleetDir, runStart })!;
+    released.release();
+    expect(released.prelude()).toEqual(expected);
+    // Without a prelude: none, at once.
+    const plain = warmWorkers(Number.MAX_SAFE_INTEGER, 2)!;
+    expect(plain.prelude()).toBeUndefined();
+    plain.release();
   });
 
   it('a worker started ahead and never given a task does not keep the process alive', () => {
