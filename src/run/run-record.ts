@@ -138,6 +138,23 @@ export function loadRunRecord(cacheDir: string, cwd: string, fleetRoot: string, 
   }
 }
 
+/**
+ * The record with the stamps its runtime files have now (`files`, as a check reused them) when one
+ * of them has another since (a file read by its digest that settled meanwhile, or touched without
+ * a change); undefined when none has. A run that writes nothing saves it, so that the next one does
+ * not read those files again.
+ */
+export function restamped(record: RunRecord, files: readonly { readonly relPath: string; readonly stamp?: string }[]): RunRecord | undefined {
+  let runtimes: Record<string, RuntimeRecord> | undefined;
+  for (const f of files) {
+    const r = record.runtimes[f.relPath];
+    if (!r || f.stamp === undefined || r.stamp === f.stamp) continue;
+    runtimes ??= Object.assign(Object.create(null) as Record<string, RuntimeRecord>, record.runtimes);
+    runtimes[f.relPath] = { ...r, stamp: f.stamp };
+  }
+  return runtimes ? { ...record, runtimes } : undefined;
+}
+
 export function saveRunRecord(cacheDir: string, cwd: string, fleetRoot: string, outDir: string, record: RunRecord): void {
   const file = recordFile(cacheDir, cwd, fleetRoot, outDir);
   try {

@@ -5,7 +5,7 @@ import type { Diagnostic } from '../lib/diagnostics';
 import type { TreeDiff } from '../render/tree-diff';
 import type { FleetModel } from '../validate/model';
 import type { Problem } from '../write/dist-writer';
-import type { RuntimeRecord } from './run-record';
+import type { RunRecord, RuntimeRecord } from './run-record';
 
 export interface Rendering {
   readonly exitCode: number;
@@ -48,4 +48,5 @@ export interface Rendered {
   readonly files: Map<string, string>;
 }
 
-export type RenderOutcome = { rendered: Rendered } | { failed: SynthResult } | { upToDate: SynthResult };
+/** `upToDate`: nothing to write; `restamped`, the run record with the stamps its files have now (run-record.ts restamped). */
+export type RenderOutcome = { rendered: Rendered } | { failed: SynthResult } | { upToDate: SynthResult; restamped?: RunRecord };

@@ -24,7 +24,7 @@ import { inputsSection } from './committed-record';
 import { planCheck, type RunPlan, startPlan, type SynthOptions } from './plan';
 import { renderedRuntimeRecord, sameWiring } from './record';
 import { renderInParts } from './render-parts';
-import { epochOf, layersKey, loadRunRecord, type RunRecord, saveRunRecord, timeThresholds } from './run-record';
+import { epochOf, layersKey, loadRunRecord, restamped, type RunRecord, saveRunRecord, timeThresholds } from './run-record';
 import type { DiffResult, RenderOutcome, Rendered, RuntimeEntry, SynthResult } from './stages';
 
 export type { SynthOptions } from './plan';
@@ -127,7 +127,10 @@ function runOnce(options: SynthOptions, preview: boolean, seen?: (p: RunPlan) =>
   }
   outcome ??= earlyOutcome && confirmed.held ? earlyOutcome : renderInThread(check(options, planned), planned, preview);
   if ('failed' in outcome) return outcome.failed;
-  if ('upToDate' in outcome) return outcome.upToDate;
+  if ('upToDate' in outcome) {
+    if (outcome.restamped && options.cacheDir) saveRunRecord(options.cacheDir, options.cwd, planned.fleetRoot, planned.outDir, outcome.restamped);
+    return outcome.upToDate;
+  }
   const rendered = outcome.rendered;
   const keeping = earlyKeeping && outcome === earlyOutcome ? earlyKeeping : keep(rendered, planned);
   if (!keeping) {
@@ -173,7 +176,9 @@ function renderInThread({ checked, diagnostics, byName, inputOf, isUnchanged }: 
   // (A preview goes on to its empty diff; a record committed in dist/ goes on to open dist/, whose
   // recovery finishes or undoes what a killed run left.)
   if (!preview && !planned.committed && reusable && checked.runtimes.length === 0 && reusedFiles.length === Object.keys(reusable.runtimes).length) {
-    return { upToDate: { exitCode: ExitCode.Ok, diagnostics, runtimes: reusedFiles.length, rendered: 0, changed: false, written: 0, removed: 0 } };
+    const upToDate = { exitCode: ExitCode.Ok, diagnostics, runtimes: reusedFiles.length, rendered: 0, changed: false, written: 0, removed: 0 };
+    const record = restamped(reusable, reusedFiles);
+    return record ? { upToDate, restamped: record } : { upToDate };
   }
   // A reused file keeps its record; the stamp is the one it has now (a file read by digest gets one once it settled).
   const entries: RuntimeEntry[] = reusedFiles.map((f) => {

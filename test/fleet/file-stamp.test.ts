@@ -112,6 +112,33 @@ describe('runtimes/ listed and stamped in another thread (listStamped, RuntimePl
 });
 
 describe('synth with stamps in the run record', () => {
+  it('a run that writes nothing records the stamps its files gained since they settled (else every later run reads them again)', async () => {
+    const fleetDir = path.join(root, 'restamp', 'fleet');
+    const outDir = path.join(root, 'restamp', 'dist');
+    const cacheDir = path.join(root, 'restamp', 'cache');
+    generateFleet(fleetDir, 12, 13);
+    const run = () => synth({ fleetDir, outDir, cwd: root, now: NOW, cacheDir, env: { KYMA_FLEET_WORKERS: '1' } });
+    const stamps = (): string[] => {
+      const [recordFile] = fs.readdirSync(cacheDir).filter((n) => n.startsWith('run-'));
+      return (JSON.parse(fs.readFileSync(path.join(cacheDir, recordFile!), 'utf8')) as { runtimes: Array<[string, string, string]> }).runtimes.map((r) => r[2]);
+    };
+    // GIVEN a record written while the runtime files were too fresh for stamps
+    expect(run()).toMatchObject({ exitCode: 0, changed: true });
+    expect(stamps().every((s) => s === '')).toBe(true);
+    // WHEN a run that writes nothing finds them settled
+    await new Promise((r) => setTimeout(r, STAMP_SETTLE_MS + 200));
+    const indexBefore = fs.readFileSync(path.join(outDir, '.kyma-fleet-index.json'), 'utf8');
+    expect(run()).toMatchObject({ exitCode: 0, changed: false, written: 0 });
+    // THEN the record has their stamps, and dist/ is as it was
+    expect(stamps().every((s) => /^\d+:\d+:\d+:/.test(s))).toBe(true);
+    expect(fs.readFileSync(path.join(outDir, '.kyma-fleet-index.json'), 'utf8')).toBe(indexBefore);
+    // and the next run reuses every file by its stamp, then renders an edit as before
+    expect(run()).toMatchObject({ exitCode: 0, changed: false, written: 0 });
+    const file = path.join(fleetDir, 'runtimes', fs.readdirSync(path.join(fleetDir, 'runtimes')).sort()[2]!);
+    fs.appendFileSync(file, '# a comment\n');
+    expect(run()).toMatchObject({ exitCode: 0, rendered: 0 });
+  }, 30_000);
+
   it('records settled stamps, and still renders an edit that keeps the size and mtime of the file', async () => {
     const fleetDir = path.join(root, 'synth', 'fleet');
     const outDir = path.join(root, 'synth', 'dist');
