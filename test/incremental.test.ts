@@ -68,6 +68,25 @@ function synthesizedFleet(name: string, runtimes: number, seed: number): { dir: 
   return { dir, fleetDir, outDir, cacheDir };
 }
 
+/** Counts every lstat of a path under `prefix` in this thread, through node:fs as the loader imports it. */
+function countLstats(prefix: string): { looked: number; restore(): void } {
+  const real = (fs as unknown as { default: typeof fs }).default;
+  const original = real.lstatSync;
+  const counter = {
+    looked: 0,
+    restore: () => {
+      real.lstatSync = original;
+      syncBuiltinESMExports();
+    },
+  };
+  real.lstatSync = ((p: fs.PathLike, o?: fs.StatSyncOptions) => {
+    if (String(p).startsWith(prefix)) counter.looked++;
+    return original(p, o);
+  }) as typeof fs.lstatSync;
+  syncBuiltinESMExports();
+  return counter;
+}
+
 function editYaml(file: string, edit: (doc: Document) => void): void {
   const doc = parseDocument(fs.readFileSync(file, 'utf8'));
   edit(doc);
@@ -230,45 +249,27 @@ describe('incremental synth equals a cold single-threaded synth', () => {
 
   it('the record committed in dist/ (a fresh runner, an empty cache) has no file stamps: the runtime files are read without an lstat each first', () => {
     const { fleetDir, outDir } = synthesizedFleet('committed-no-lstat', 12, 5);
-    // Every lstat of a runtime file, through node:fs as the loader imports it.
-    const real = (fs as unknown as { default: typeof fs }).default;
-    const original = real.lstatSync;
-    const runtimeFiles = path.join(fleetDir, 'runtimes') + path.sep;
-    let looked = 0;
-    real.lstatSync = ((p: fs.PathLike, o?: fs.StatSyncOptions) => {
-      if (String(p).startsWith(runtimeFiles)) looked++;
-      return original(p, o);
-    }) as typeof fs.lstatSync;
-    syncBuiltinESMExports();
+    const lstats = countLstats(path.join(fleetDir, 'runtimes') + path.sep);
     try {
       const committed = synth({ fleetDir, outDir, cwd: root, now: NOW, cacheDir: fs.mkdtempSync(path.join(root, 'fresh-cache-')), env: { KYMA_FLEET_WORKERS: '1' } });
       expect(committed).toMatchObject({ exitCode: 0, changed: false, rendered: 0 });
-      expect(looked).toBe(0);
+      expect(lstats.looked).toBe(0);
       // A record of this machine's cache has stamps (of files settled for 2 s): each file is looked at, and not read.
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, STAMP_SETTLE_MS + 100);
       const cacheDir = fs.mkdtempSync(path.join(root, 'warm-cache-'));
       expect(fast(fleetDir, outDir, cacheDir, NOW).exitCode).toBe(0);
-      looked = 0;
+      lstats.looked = 0;
       expect(fast(fleetDir, outDir, cacheDir, NOW).exitCode).toBe(0);
-      expect(looked).toBeGreaterThan(0);
+      expect(lstats.looked).toBeGreaterThan(0);
     } finally {
-      real.lstatSync = original;
-      syncBuiltinESMExports();
+      lstats.restore();
     }
   });
 
   it('at a size that starts a warm worker, the loader takes runtimes/ as that worker listed and stamped it: no runtime file is looked at in this thread, and an edit is still rendered', () => {
     // 1,000 runtimes: dist/'s index is over 1.8 MB, so the plan starts a worker ahead (src/write/tree-scan.ts warmWorkers).
     const { fleetDir, outDir, cacheDir } = synthesizedFleet('listed-by-worker', 1000, 23);
-    const real = (fs as unknown as { default: typeof fs }).default;
-    const original = real.lstatSync;
-    const runtimeFiles = path.join(fleetDir, 'runtimes') + path.sep;
-    let looked = 0;
-    real.lstatSync = ((p: fs.PathLike, o?: fs.StatSyncOptions) => {
-      if (String(p).startsWith(runtimeFiles)) looked++;
-      return original(p, o);
-    }) as typeof fs.lstatSync;
-    syncBuiltinESMExports();
+    const lstats = countLstats(path.join(fleetDir, 'runtimes') + path.sep);
     try {
       // Once the files settled, a run that writes records their stamps (a run with nothing to write saves no record).
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, STAMP_SETTLE_MS + 100);
@@ -277,13 +278,12 @@ describe('incremental synth equals a cold single-threaded synth', () => {
       edit(3);
       expect(fast(fleetDir, outDir, cacheDir, NOW)).toMatchObject({ exitCode: 0, changed: true, rendered: 1 });
       // The next run reuses every other file by the stamp the worker gave it, and reads the edited ones.
-      looked = 0;
+      lstats.looked = 0;
       edit(5);
       expect(fast(fleetDir, outDir, cacheDir, NOW)).toMatchObject({ exitCode: 0, changed: true, rendered: 1 });
-      expect(looked).toBe(0);
+      expect(lstats.looked).toBe(0);
     } finally {
-      real.lstatSync = original;
-      syncBuiltinESMExports();
+      lstats.restore();
     }
     expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
   }, 120_000);
