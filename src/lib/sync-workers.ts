@@ -61,19 +61,20 @@ export const PRELUDE_WAIT_MS = 10_000;
  * waits: work the caller needs before it knows the task (WarmWorkers.prelude).
  */
 export function startWarmWorkers(script: string, count: number, prelude?: unknown): WarmWorkers {
+  const none = count === 0 || prelude === undefined;
   const signal = new SharedArrayBuffer(4);
   const done = new Int32Array(signal);
-  const { port1: preludePort, port2: preludeReply } = new MessageChannel();
+  // Only the first worker runs the prelude, and replies on a channel of its own.
+  const preludeChannel = none ? undefined : new MessageChannel();
   const idle = Array.from({ length: count }, (_, i) => {
     const { port1, port2 } = new MessageChannel();
-    const runsPrelude = i === 0 && prelude !== undefined;
-    const workerData = runsPrelude ? { warm: port2, prelude: { input: prelude, port: preludeReply, signal } } : { warm: port2 };
-    const worker = new Worker(script, { workerData, transferList: runsPrelude ? [port2, preludeReply] : [port2] });
+    const reply = i === 0 ? preludeChannel?.port2 : undefined;
+    const workerData = reply ? { warm: port2, prelude: { input: prelude, port: reply, signal } } : { warm: port2 };
+    const worker = new Worker(script, { workerData, transferList: reply ? [port2, reply] : [port2] });
     // One that is never given a task (its caller failed first) does not keep the process alive.
     worker.unref();
     return { worker, port: port1 };
   });
-  const none = count === 0 || prelude === undefined;
   // The prelude's worker when no task was given to it: stopped once its prelude is taken.
   let spare: (typeof idle)[number] | undefined;
   const stop = (w: (typeof idle)[number]): void => {
@@ -91,7 +92,8 @@ export function startWarmWorkers(script: string, count: number, prelude?: unknow
       left.forEach(stop);
     },
     prelude: () => {
-      if (none) return undefined;
+      if (!preludeChannel) return undefined;
+      const preludePort = preludeChannel.port1;
       const deadline = Date.now() + PRELUDE_WAIT_MS;
       while (!reply) {
         const m = receiveMessageOnPort(preludePort);
