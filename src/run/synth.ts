@@ -9,12 +9,11 @@
 // the cdk8s app entry (src/main.ts). The output is the same byte for byte whichever way it was produced.
 
 import * as path from 'node:path';
-import { gitopsListFiles, runtimeGitopsFiles } from '../gitops/gitops';
 import { codeKeyRecord } from '../lib/code-key';
 import { cmp, type Diagnostic, ExitCode, hasErrors } from '../lib/diagnostics';
-import { type IndexView, parseIndex } from '../lib/dist-index';
 import { loadLayers } from '../load/load';
-import { renderFleet, type UnchangedRuntime } from '../render/render-fleet';
+import { parseIndex } from '../lib/dist-index';
+import { renderFleet } from '../render/render-fleet';
 import { diffOfChanges, isEmptyDiff } from '../render/tree-diff';
 import { massRemovalProblem } from '../write/mass-removal';
 import { type DistSession, openDist, type WriteResult } from '../write/dist-writer';
@@ -22,7 +21,8 @@ import type { ProvenDist } from './base-diff';
 import { type CheckedFleet, checkWithRecord, type RecordCheckOptions } from './check';
 import { inputsSection } from './committed-record';
 import { planCheck, type RunPlan, startPlan, type SynthOptions } from './plan';
-import { renderedRuntimeRecord, sameWiring } from './record';
+import { keep, type Keeping } from './keep';
+import { renderedRuntimeRecord } from './record';
 import { renderInParts } from './render-parts';
 import { epochOf, layersKey, loadRunRecord, restamped, type RunRecord, saveRunRecord, timeThresholds } from './run-record';
 import type { DiffResult, RenderOutcome, Rendered, RuntimeEntry, SynthResult } from './stages';
@@ -196,64 +196,6 @@ function renderInThread({ checked, diagnostics, byName, inputOf, isUnchanged }: 
   return { rendered: { model, diagnostics, entries, files: render.files } };
 }
 
-/** What the write keeps of dist/ as it is: runtime folders, their own GitOps files, and the GitOps lists. */
-interface Keeping {
-  readonly folders: string[];
-  readonly files: string[];
-  /** Runtimes whose folders are not rendered in this thread, for the GitOps wiring. */
-  readonly unchanged: Map<string, UnchangedRuntime>;
-  readonly lists: boolean;
-}
-
-/**
- * The keep stage: kept runtimes' folders stay as dist/'s index lists them (the index of the run that
- * rendered them); their own GitOps files too, while the GitOps options are the same. Undefined when
- * the record does not describe dist/ (a kept folder or GitOps file is not in it).
- */
-function keep(rendered: Rendered, planned: RunPlan): Keeping | undefined {
-  const { model, entries } = rendered;
-  const { trusted } = planned;
-  const anyKept = entries.some((e) => e.kept);
-  const previousView: IndexView | undefined = anyKept && planned.index ? parseIndex(planned.index.text, { ours: trusted !== undefined })?.view : undefined;
-  const gitopsJson = JSON.stringify(model.options.gitops);
-  const sameGitops = trusted?.gitops === gitopsJson;
-  const listed = (rel: string): boolean => previousView!.find(rel) >= 0;
-  const unchanged = new Map<string, UnchangedRuntime>();
-  const folders: string[] = [];
-  const files: string[] = [];
-  // Folders first, then GitOps files: the index is searched region by region, in order.
-  for (const e of entries) {
-    if (!e.kept) continue;
-    const folder = `runtimes/${e.record.identity.name}`;
-    if (!previousView?.hasFolder(folder)) return undefined;
-    folders.push(folder);
-  }
-  for (const e of entries) {
-    const { name, runtimeID } = e.record.identity;
-    if (!e.kept) {
-      unchanged.set(name, { runtimeID, targets: e.record.targets, waitFor: e.waitFor ?? [], keepGitops: e.gitopsStaged === true });
-      continue;
-    }
-    const gitopsFiles = runtimeGitopsFiles({ name, runtimeID, targets: e.record.targets }, model.options.gitops);
-    // Its own GitOps files stay as they are; they depend on what only its render knows (the CRDs
-    // its skr-config/ needs), so where they cannot stay (other GitOps options, or not in dist/:
-    // looked up below), everything is done anew.
-    if (gitopsFiles.length > 0 && !sameGitops) return undefined;
-    files.push(...gitopsFiles);
-    unchanged.set(name, { runtimeID, targets: e.record.targets, keepGitops: gitopsFiles.length > 0 });
-  }
-  // The GitOps lists name every runtime and its targets: while those and the GitOps options are the
-  // ones of the run that wrote dist/, the lists stay as they are (a 20,000-line list not rebuilt).
-  const listFiles = gitopsListFiles(entries.map((e) => e.record.identity), model.options.gitops);
-  const lists = previousView !== undefined && sameGitops && sameWiring(entries, trusted!) && listFiles.every(listed);
-  if (lists) files.push(...listFiles);
-  // In index order (shards first, not the runtimes' name order): each search gallops from the
-  // last one, here and in the writer.
-  files.sort();
-  if (!files.every(listed)) return undefined;
-  return { folders, files, unchanged, lists };
-}
-
 type Written = WriteResult | { ok: true; diff: NonNullable<DiffResult['diff']> } | { ok: false; problem: NonNullable<SynthResult['problem']>; exitCode: 1 | 4 };
 /** A write staged and its commit prepared (`session`), or how it ended already (refused; previewing, what it would change). */
 type Staged = Written | { ok: true; session: DistSession };
@@ -278,6 +220,7 @@ function stage(options: SynthOptions, planned: RunPlan, rendered: Rendered, keep
   try {
     for (const [rel, content] of rendered.files) session.add(rel, content);
     if (keeping.folders.length > 0 || keeping.files.length > 0) session.keep(keeping.folders, keeping.files, planned.index!.digest);
+    if (keeping.allBut) session.keepAllBut(keeping.allBut.folders, keeping.allBut.except, planned.index!.digest);
     // Every runtime is rendered or kept by now: what is left to render is the GitOps wiring.
     for (const [rel, content] of renderFleet(model, [], undefined, keeping.unchanged, keeping.lists ? 'own' : true).files) session.add(rel, content);
     if (preview) {
@@ -291,7 +234,8 @@ function stage(options: SynthOptions, planned: RunPlan, rendered: Rendered, keep
     // The index also records how each runtime was rendered (./committed-record.ts).
     const thresholds = timeThresholds(model);
     const inputs = inputsSection({ key: planned.committedKey, thresholds, epoch: epochOf(thresholds, options.now), gitops: JSON.stringify(model.options.gitops), entries, ...(planned.trusted && planned.index ? { previous: planned.index.text } : {}) });
-    session.prepare(options.allowMassRemoval ? undefined : (previous) => massRemovalProblem(previous, names, model.options.maxRemovalShare), inputs);
+    // Keeping all but some runtimes' folders, with the same runtimes as the run that wrote dist/, removes no runtime.
+    session.prepare(options.allowMassRemoval || keeping.allBut ? undefined : (previous) => massRemovalProblem(previous, names, model.options.maxRemovalShare), inputs);
   } catch (e) {
     session.abort();
     throw e;

@@ -38,6 +38,12 @@ export interface DistSession {
    */
   keep(folders: readonly string[], files: readonly string[], indexDigest: string): void;
   /**
+   * Keeps every entry inside `folders` but those inside or equal to an `except` path (which the
+   * caller adds anew, or which go): the complement of a few changed runtimes, as a few ranges.
+   * Another index than `indexDigest` makes commit refuse (E_DIST_CHANGED).
+   */
+  keepAllBut(folders: readonly string[], except: readonly string[], indexDigest: string): void;
+  /**
    * Publishes the new tree (or nothing, when it equals dist/) and releases the lock. `inputs`: the
    * index's inputs section (IndexTextBuilder.finish), the record of how each runtime was rendered.
    */
@@ -196,6 +202,34 @@ export class Session implements DistSession {
         checkPath(rel);
         this.keptStale.push(rel);
       }
+    }
+  }
+
+  keepAllBut(folders: readonly string[], except: readonly string[], indexDigest: string): void {
+    this.mustTake();
+    const existing = this.existing;
+    if (existing.kind !== 'tree' || this.indexDigest() !== indexDigest) {
+      this.keptStale.push(...folders.map((d) => `${d}/`));
+      return;
+    }
+    const view = existing.index.view;
+    const cuts: Array<readonly [number, number]> = [];
+    for (const rel of except) {
+      const inside = view.folder(rel);
+      if (inside[0] < inside[1]) cuts.push(inside);
+      const i = view.find(rel);
+      if (i >= 0) cuts.push([i, i + 1]);
+    }
+    cuts.sort((a, b) => a[0] - b[0]);
+    for (const dir of folders) {
+      const [from, to] = view.folder(dir);
+      let at = from;
+      for (const [cutFrom, cutTo] of cuts) {
+        if (cutTo <= at || cutFrom >= to) continue;
+        if (cutFrom > at) this.kept.push([at, cutFrom]);
+        at = cutTo;
+      }
+      if (at < to) this.kept.push([at, to]);
     }
   }
 

@@ -266,6 +266,65 @@ describe('DistSession.keep: unchanged runtimes kept as folders', () => {
     );
   });
 
+  it('keeping all but the changed runtimes (keepAllBut) gives the same dist/ and index as reusing each file, on every plan', () => {
+    // The same runtimes before and after (as keepAllBut's caller requires); `changed` are rendered
+    // anew (their folder and their GitOps file cut out of the kept ranges), the others kept.
+    const scenario = fc.record({
+      before: fleetTree,
+      changes: fc.dictionary(runtimeName, runtimeFiles, { maxKeys: 4 }),
+      trusted: fc.boolean(),
+      prepared: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(scenario, ({ before, changes, trusted, prepared }) => {
+        const out = path.join(ws.dir, `ab-${Math.random().toString(16).slice(2)}`);
+        expect(writeDist({ outDir: out, files: filesOf(before, true) }).ok).toBe(true);
+        const changed = Object.keys(changes).filter((r) => r in before).sort();
+        const next = filesOf({ ...before, ...Object.fromEntries(changed.map((r) => [r, changes[r]!])) }, true);
+        const except = changed.flatMap((r) => [`runtimes/${r}`, `gitops/flux/${r}-skr.yaml`]);
+        const isCut = (rel: string) => except.some((x) => rel === x || rel.startsWith(`${x}/`));
+        const indexText = fs.readFileSync(path.join(out, INDEX_FILE), 'utf8');
+        const keptFolders = Object.keys(before).filter((r) => !changed.includes(r)).map((r) => `runtimes/${r}`);
+        const opened = openDist({ outDir: out, verify: false, ...(trusted ? { trustedDirs: new Set(keptFolders) } : {}) });
+        if (!opened.ok) throw new Error(opened.problem.message);
+        for (const [rel, content] of [...next].sort(([a], [b]) => (a < b ? -1 : 1))) if (isCut(rel)) opened.session.add(rel, content);
+        opened.session.keepAllBut(['gitops', 'runtimes'], except, sha256(indexText));
+        if (prepared) opened.session.prepare();
+        const r = opened.session.commit();
+
+        expect(r.ok).toBe(true);
+        expect(treeHash(out)).toBe(ws.expectedHash(next));
+        expect(fs.readFileSync(path.join(out, INDEX_FILE), 'utf8')).toBe(serializeIndex([...next].map(([rel, c]) => [rel, sha256(c)] as const)));
+        expect(fs.readdirSync(ws.dir).filter((n) => n.includes('.tmp-') || n.includes('.old-'))).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('keepAllBut: another index than the planned one is refused (E_DIST_CHANGED); an added file it keeps is a caller bug', () => {
+    const files = filesOf({ a: { 'skr/x.yaml': 'x' }, b: { 'skr/y.yaml': 'y' } }, true);
+    expect(writeDist({ outDir: ws.outDir, files }).ok).toBe(true);
+    const before = treeHash(ws.outDir);
+    const digest = sha256(fs.readFileSync(path.join(ws.outDir, INDEX_FILE), 'utf8'));
+    const open = () => {
+      const opened = openDist({ outDir: ws.outDir, verify: false });
+      if (!opened.ok) throw new Error(opened.problem.message);
+      return opened.session;
+    };
+    const stale = open();
+    stale.add('runtimes/b/skr/y.yaml', 'y2');
+    stale.keepAllBut(['gitops', 'runtimes'], ['runtimes/b'], sha256('another index'));
+    expect(stale.commit()).toMatchObject({ ok: false, exitCode: 4, problem: { code: 'E_DIST_CHANGED' } });
+    expect(treeHash(ws.outDir)).toBe(before);
+    // b's folder not cut out, yet written: both written and kept.
+    const both = open();
+    both.add('runtimes/b/skr/y.yaml', 'y2');
+    both.keepAllBut(['gitops', 'runtimes'], ['runtimes/a'], digest);
+    expect(() => both.commit()).toThrow(/both written and reused/);
+    both.abort();
+    expect(treeHash(ws.outDir)).toBe(before);
+  });
+
   it('a prepared commit publishes nothing until commit(), takes no more files, and lets go of dist/ on abort', () => {
     expect(writeDist({ outDir: ws.outDir, files: base }).ok).toBe(true);
     const before = treeHash(ws.outDir);
