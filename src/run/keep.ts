@@ -15,7 +15,12 @@ export interface Keeping {
   readonly folders: string[];
   readonly files: string[];
   /** Or, with the same runtimes and GitOps options as the run that wrote dist/: all of these folders of it but `except`. */
-  readonly allBut?: { readonly folders: readonly string[]; readonly except: readonly string[] };
+  readonly allBut?: {
+    readonly folders: readonly string[];
+    readonly except: readonly string[];
+    /** The folders of the GitOps lists that hold no path of `except`: kept whole, like the kept runtimes' folders. */
+    readonly wholeDirs: readonly string[];
+  };
   /** Runtimes whose folders are not rendered in this thread, for the GitOps wiring (with allBut, only those not kept). */
   readonly unchanged: Map<string, UnchangedRuntime>;
   readonly lists: boolean;
@@ -98,7 +103,10 @@ function keepAllBut(entries: readonly RuntimeEntry[], gitops: GitopsOptions, vie
     unchanged.set(name, { runtimeID, targets: e.record.targets, waitFor: e.waitFor ?? [], keepGitops: e.gitopsStaged === true });
     except.push(`runtimes/${name}`, ...runtimeGitopsFiles({ name, runtimeID, targets: e.record.targets }, gitops));
   }
-  return { folders: [], files: [], allBut: { folders: ['gitops', 'runtimes'], except }, unchanged, lists: true };
+  const holding = new Set<string>();
+  for (const rel of except) for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) holding.add(rel.slice(0, i));
+  const wholeDirs = [...new Set(lists.map((rel) => rel.slice(0, rel.lastIndexOf('/'))))].filter((d) => !holding.has(d));
+  return { folders: [], files: [], allBut: { folders: ['gitops', 'runtimes'], except, wholeDirs }, unchanged, lists: true };
 }
 
 /** True when the folders of runtimes/ that the index lists are exactly those of these runtimes (one pass over its entries). */

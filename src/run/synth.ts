@@ -209,7 +209,7 @@ function stage(options: SynthOptions, planned: RunPlan, rendered: Rendered, keep
   let session = open;
   if (!session) {
     const knownIndex = planned.index;
-    const trustedDirs = new Set(entries.filter((e) => e.kept).map((e) => `runtimes/${e.record.identity.name}`));
+    const trustedDirs = new Set([...entries.filter((e) => e.kept).map((e) => `runtimes/${e.record.identity.name}`), ...(keeping.allBut?.wholeDirs ?? [])]);
     // A run that writes nothing takes dist/'s files and folders from the plan's scan; a write walks
     // dist/ again under its lock.
     const opened = openDist({ outDir: planned.outDir, verify: planned.verify, trustedDirs, knownIndex, ...(preview && planned.scan ? { scanned: planned.scan } : {}) });

@@ -16,7 +16,7 @@ const MAX_LISTED = 20;
 export type Existing =
   | { kind: 'missing' }
   | { kind: 'empty' } // an empty folder without index
-  | { kind: 'tree'; index: DistIndex; indexText: string; files: number; dirs: string[] };
+  | { kind: 'tree'; index: DistIndex; indexText: string; files: number; /** The folders found, but trusted ones. */ dirs: string[] };
 
 export function inspect(names: Names, trustedDirs: ReadonlySet<string> = new Set(), known?: KnownIndex, scanned?: TreeScan): Existing | Problem {
   const { outDir, display } = names;
@@ -81,9 +81,11 @@ function walk(root: string, trustedDirs: ReadonlySet<string>): { files: string[]
   const dirs: string[] = [];
   const others: string[] = [];
   walkTree(root, '', {
+    // A trusted folder is kept whole (every file of it reused): neither listed nor looked into.
     dir: (rel) => {
+      if (trustedDirs.has(rel)) return false;
       dirs.push(rel);
-      return !trustedDirs.has(rel);
+      return true;
     },
     file: (rel) => void files.push(rel),
     other: (rel) => void others.push(rel),

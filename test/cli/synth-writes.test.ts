@@ -1,7 +1,7 @@
 // What a plain `kyma-fleet synth` reports and does about dist/ (issue 21), through the built CLI:
 // it counts the files it actually wrote (not every file of the tree), and with its run record it
 // trusts dist/'s index (the one it wrote): foreign files are refused by a run that writes (outside
-// the runtime folders it keeps) and by `synth --check` and `synth --no-cache` always, but a plain
+// the folders it keeps whole) and by `synth --check` and `synth --no-cache` always, but a plain
 // synth of an unchanged fleet does not open dist/ at all (docs/applying.md, "Foreign and
 // hand-edited files in dist/", says what detecting them on every run would cost).
 
@@ -78,6 +78,32 @@ describe('synth over an existing dist/', () => {
     const full = synth('--no-cache');
     expect(full.code).toBe(4);
     expect(full.stderr).toContain('dist/runtimes/acme-us-prod-1/skr/extra.yaml');
+  });
+
+  it('a foreign file in a GitOps folder it keeps whole is found by --no-cache, not by a run that keeps it; one beside a changed runtime\'s files is refused', () => {
+    fx = FleetFixture.example();
+    expect(synth().code).toBe(0);
+    const shardOf = (runtime: string): string => {
+      const index = fs.readFileSync(path.join(fx.dir, 'dist/.kyma-fleet-index.json'), 'utf8');
+      return new RegExp(`"(gitops/flux/shards/[0-9a-f]+)/${runtime}-kcp\\.yaml"`).exec(index)![1]!;
+    };
+    const changed = shardOf('acme-eu-dev-1');
+    const other = ['acme-us-prod-1', 'acme-eu-prod-1', 'acme-us-dev-1', 'acme-eu-sandbox'].map(shardOf).find((s) => s !== changed);
+    expect(other).toBeDefined();
+    // The same runtimes and targets, one of them changed: the other shards' folders are kept whole.
+    fx.write(`../dist/${other}/extra.yaml`, 'kind: ConfigMap\n');
+    fx.replace('runtimes/acme-eu-dev-1.yaml', 'channel: fast\n', 'channel: regular\n');
+    expect(synth().code).toBe(0);
+    const full = synth('--no-cache');
+    expect(full.code).toBe(4);
+    expect(full.stderr).toContain(`dist/${other}/extra.yaml`);
+    fs.rmSync(path.join(fx.dir, 'dist', other!, 'extra.yaml'));
+    // Beside the files the run writes anew, it is refused.
+    fx.write(`../dist/${changed}/extra.yaml`, 'kind: ConfigMap\n');
+    fx.replace('runtimes/acme-eu-dev-1.yaml', 'channel: regular\n', 'channel: fast\n');
+    const refused = synth();
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain(`dist/${changed}/extra.yaml`);
   });
 
   // Issue 26: synth and --check agree on a hand edit, and a plain synth restores it (test/run/dist-hand-edit.test.ts).
