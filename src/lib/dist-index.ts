@@ -188,6 +188,18 @@ export function readIndexFile(outDir: string, runStart?: number): { readonly byt
   }
 }
 
+/**
+ * readIndexFile as text. The bytes are dropped here, still young: a scavenge frees them. Held by
+ * the caller until it decoded them, they outlived two scavenges and stayed until the next full
+ * collection (a 21 MB Buffer through a whole check at 10,000 runtimes, 200 MB at 100,000).
+ */
+export function readIndexText(outDir: string, runStart?: number): { readonly text: string; readonly stamp?: string } | undefined {
+  const read = readIndexFile(outDir, runStart);
+  if (!read) return undefined;
+  const text = read.bytes.toString('utf8');
+  return read.stamp === undefined ? { text } : { text, stamp: read.stamp };
+}
+
 /** dist/'s index file as it is now (not followed through a symlink), undefined when there is none or it cannot be looked at. */
 function indexFileStat(outDir: string): fs.Stats | undefined {
   try {

@@ -8,7 +8,7 @@
 
 import * as path from 'node:path';
 import { codeKey } from '../lib/code-key';
-import { indexFileBytes, indexTextDigest, parseIndex, readIndexFile, vouchedIndexDigest } from '../lib/dist-index';
+import { indexFileBytes, indexTextDigest, parseIndex, readIndexText, vouchedIndexDigest } from '../lib/dist-index';
 import type { StampedListing } from '../load/folder-walk';
 import { type FleetLayers, loadFleet, loadLayers } from '../load/load';
 import { startScan, startTouched, type TreeScan, warmWorkers } from '../write/tree-scan';
@@ -139,8 +139,8 @@ export function startPlanCheck(options: PlanOptions, withoutRecord: boolean): St
   const record = cacheDir ? loadRunRecord(cacheDir, options.cwd, fleetRoot, outDir) : undefined;
   // Only the text is kept (the write compares the index under its lock by digest; the scan's
   // workers read their ranges of the file and check them against it).
-  const read = (cacheDir && (record || withoutRecord)) || useCommitted ? readIndexFile(outDir, Date.now()) : undefined;
-  const text = read?.bytes.toString('utf8');
+  const read = (cacheDir && (record || withoutRecord)) || useCommitted ? readIndexText(outDir, Date.now()) : undefined;
+  const text = read?.text;
   // An index with the settled stamp the record's run took of it under its lock is the one that run
   // wrote: its digest is the recorded one, not hashed again (26 ms at 10,000 runtimes).
   const vouched = read?.stamp !== undefined && record?.indexStamp === read.stamp;

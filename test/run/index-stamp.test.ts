@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { formatDiagnostic } from '../../src/lib/diagnostics';
-import { INDEX_FILE, loadIndex, sha256 } from '../../src/lib/dist-index';
+import { INDEX_FILE, loadIndex, readIndexFile, readIndexText, sha256 } from '../../src/lib/dist-index';
 import { STAMP_SETTLE_MS, statStamp } from '../../src/lib/file-stamp';
 import { planCheck } from '../../src/run/plan';
 import { synth } from '../../src/run/synth';
@@ -113,5 +113,19 @@ describe("dist/'s index taken by its stamp", () => {
     const edited = loadIndex(outDir, known);
     expect(edited.kind === 'ok' && edited.text).toBe(fs.readFileSync(indexFile, 'utf8'));
     expect(edited.kind === 'ok' && edited.text).not.toBe(known.text);
+  });
+  it('readIndexText gives the text and the stamp readIndexFile gives; nothing for an index behind a symlink', () => {
+    const fx = FleetFixture.example();
+    fixtures.push(fx);
+    const outDir = path.join(fx.dir, 'dist');
+    expect(synth({ fleetDir: fx.fleetDir, outDir, cwd: fx.dir, now: NOW }).exitCode).toBe(0);
+    const runStart = Date.now() + 60_000;
+    const bytes = readIndexFile(outDir, runStart)!;
+    expect(readIndexText(outDir, runStart)).toEqual({ text: bytes.bytes.toString('utf8'), stamp: bytes.stamp });
+    expect(readIndexText(outDir)).toEqual({ text: fs.readFileSync(path.join(outDir, INDEX_FILE), 'utf8') });
+    const linked = path.join(fx.dir, 'linked');
+    fs.mkdirSync(linked);
+    fs.symlinkSync(path.join(outDir, INDEX_FILE), path.join(linked, INDEX_FILE));
+    expect(readIndexText(linked)).toBeUndefined();
   });
 });
