@@ -6,6 +6,7 @@
 //   npm run bench -- [--sizes 1000,10000[,100000]] [--runs 3]
 //                    [--scenarios validate,cold,noop,one-changed,committed-dist,pr-check,diff-wide,baseline,baseline-naive,delivery,delivery-argocd]
 //                    [--seed 42] [--keep] [--quiet-wait SECONDS] [--delivery-runtimes 100[,1000]]
+//                    [--pr-check-at 100000]   (the pull-request check measured at that size: prCheckAtScale)
 //                    [--delivery-artifacts per-runtime,whole-source] [--before-ref REF]
 //
 // Scenarios (per fleet size N):
@@ -584,6 +585,74 @@ interface SizeResult {
   phases?: PhaseResult;
 }
 
+/** --pr-check-at N: the pull-request check measured at one large size (prCheckAtScale). */
+export interface AtScaleResult {
+  n: number;
+  /** The cold synth of the fleet into base/: one run, the denominator of the check's ratio. */
+  cold: { wallMs: number; cpuS: number; maxRssKB: number };
+  warmup: { wallMs: number; cpuS: number; maxRssKB: number };
+  checks: Array<{ wallMs: number; cpuS: number; maxRssKB: number }>;
+  wallMs: Spread;
+  maxRssMB: Spread;
+}
+
+/**
+ * --pr-check-at N (issue 28): the pull-request check measured at a size where the pr-check scenario's
+ * copies take too long (at 100,000 runtimes a tree holds 1.3 million files, and the scenario copies
+ * three trees per run). The generated fleet is synthesized cold into base/ (timed once: the ratio's
+ * denominator); the pull request's dist/ is a hard-linked copy of base/ (`cp -al`: a synth never
+ * writes into a file it keeps, it writes new files and renames them), with one-changed's change,
+ * synthesized with an empty cache over the record committed in it (untimed). Then the check runs a
+ * warm-up and `runs` times over the same trees, each with an empty cache folder and its own output
+ * folder: with an empty cache the committed record has no file stamps (file times do not matter),
+ * and the check writes nothing into the trees.
+ */
+function prCheckAtScale(build: Build, n: number, runs: number, seed: number): AtScaleResult {
+  const root = path.join(BENCH_DIR, `pr-at-${n}`);
+  const rel = (p: string): string => path.relative(REPO_ROOT, p);
+  const [fleet, base, dist] = ['fleet', 'base', 'dist'].map((d) => path.join(root, d)) as [string, string, string];
+  removeTree(root);
+  fs.mkdirSync(root, { recursive: true });
+  generateFleet(fleet, n, seed);
+  const timeFile = path.join(BENCH_DIR, 'time-v.txt');
+  const run = (args: string[], cache: string): ProcessRun => measureNode(args, { cwd: REPO_ROOT, timeFile, probe: build.probe, env: { KYMA_FLEET_CACHE_DIR: cache, KYMA_FLEET_NO_CACHE: undefined } });
+  const record = (r: ProcessRun) => ({ wallMs: r.wallMs, cpuS: r.userS + r.sysS, maxRssKB: r.maxRssKB });
+  console.error(`N=${n} pr-check-at: cold synth into ${rel(base)}...`);
+  spawnSync('sync');
+  const cold = record(run([build.cli, 'synth', '--fleet', rel(fleet), '--out', rel(base), '--now', NOW], path.join(root, 'cache-base')));
+  console.error(`N=${n} pr-check-at: cold synth ${(cold.wallMs / 1000).toFixed(1)} s, ${(cold.maxRssKB / 1024).toFixed(0)} MB`);
+  const linked = spawnSync('cp', ['-al', base, dist]);
+  if (linked.status !== 0) fs.cpSync(base, dist, { recursive: true });
+  prepareChange(fleet).apply(0);
+  const synth = spawnSync(process.execPath, [build.cli, 'synth', '--fleet', rel(fleet), '--out', rel(dist), '--now', NOW], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, KYMA_FLEET_CACHE_DIR: path.join(root, 'cache-dist') } });
+  if (synth.status !== 0) throw new Error(`pr-check-at: synth of the pull request's fleet failed:\n${synth.stderr.slice(0, 2000)}`);
+  const checks: AtScaleResult['checks'] = [];
+  let warmup: AtScaleResult['warmup'] | undefined;
+  for (let i = 0; i <= runs; i++) {
+    const out = path.join(root, `check-${i}`);
+    fs.mkdirSync(out, { recursive: true });
+    spawnSync('sync');
+    const r = run([build.cli, 'check', '--fleet', rel(fleet), '--out', rel(dist), '--base', rel(base), '--markdown', rel(path.join(out, 'diff.md')), '--output-file', rel(path.join(out, 'full.diff')), '--now', NOW], path.join(out, 'cache'));
+    if (!/up to date/.test(r.stdout) || !/against \S+: \d+ added, [1-9]\d* changed/.test(r.stdout)) throw new Error(`pr-check-at: unexpected report: ${r.stdout}`);
+    console.error(`  N=${n} pr-check-at${i === 0 ? ' (warm-up)' : ` run ${i}/${runs}`}: ${(r.wallMs / 1000).toFixed(2)} s, cpu ${(r.userS + r.sysS).toFixed(2)} s, ${(r.maxRssKB / 1024).toFixed(0)} MB`);
+    if (i === 0) warmup = record(r);
+    else checks.push(record(r));
+  }
+  removeTree(root);
+  return { n, cold, warmup: warmup!, checks, wallMs: spread(checks.map((c) => c.wallMs)), maxRssMB: spread(checks.map((c) => c.maxRssKB / 1024)) };
+}
+
+/** The rows of --pr-check-at: the check's peak RSS there (the issue-28 criterion at 100,000) and its time against the cold synth. */
+export function atScaleRatios(a: AtScaleResult): Ratio[] {
+  const crit = a.n === 100000;
+  const over = spread(a.checks.map((c) => c.wallMs / a.cold.wallMs));
+  return [
+    { name: 'pull-request check, fresh runner: wall s (measured)', n: String(a.n), value: a.wallMs.median / 1000, min: a.wallMs.min / 1000, max: a.wallMs.max / 1000, how: `median of ${a.checks.length} runs`, target: '–', ok: null, criterion: false, unit: 's' },
+    { name: 'pull-request check, fresh runner / cold (wall, measured)', n: String(a.n), value: over.median, min: over.min, max: over.max, how: `each run / one cold synth (${(a.cold.wallMs / 1000).toFixed(0)} s)`, target: `≤ ${TARGET.prCheckOverCold}`, ok: over.median <= TARGET.prCheckOverCold, criterion: false },
+    { name: 'pull-request check, fresh runner: peak RSS (measured)', n: String(a.n), value: a.maxRssMB.median, min: a.maxRssMB.min, max: a.maxRssMB.max, how: `median of ${a.checks.length} runs`, target: `< ${TARGET.prCheckRssMB100k} MB`, ok: a.maxRssMB.median < TARGET.prCheckRssMB100k, criterion: crit, unit: 'MB' },
+  ];
+}
+
 function benchSize(n: number, runs: number, seed: number, scenarios: ReadonlySet<Scenario>, keep: boolean, build: Build, before?: BeforeBuild): SizeResult {
   const fleetDir = path.join(BENCH_DIR, `fleet-${n}`);
   const outRoot = path.join(BENCH_DIR, `out-${n}`);
@@ -855,7 +924,7 @@ export function floorRatios(n: number, fw: GroupResult, ft: GroupResult, base: G
   ];
 }
 
-export function ratios(results: readonly SizeResult[]): Ratio[] {
+export function ratios(results: readonly SizeResult[], atScale?: AtScaleResult): Ratio[] {
   const out: Ratio[] = [];
   for (const r of results) {
     const crit = r.n === 10000;
@@ -934,7 +1003,7 @@ export function ratios(results: readonly SizeResult[]): Ratio[] {
   // The pull-request check at 100,000 runtimes when it was not measured there (issue 28): computed,
   // not measured, by a straight line through the two largest measured sizes (its work is per file).
   const prSizes = results.filter((r) => group(r, 'pr-check')?.runs.length).sort((a, b) => a.n - b.n);
-  if (prSizes.length >= 2 && !prSizes.some((r) => r.n === 100000)) {
+  if (prSizes.length >= 2 && !prSizes.some((r) => r.n === 100000) && atScale?.n !== 100000) {
     const [a, b] = prSizes.slice(-2).map((r) => group(r, 'pr-check')!);
     const [na, nb] = prSizes.slice(-2).map((r) => r.n);
     const at = (ya: number, yb: number): number => ya + ((yb - ya) / (nb! - na!)) * (100000 - na!);
@@ -1219,6 +1288,7 @@ function main(): void {
       'before-ref': { type: 'string' },
       keep: { type: 'boolean', default: false },
       'quiet-wait': { type: 'string', default: '0' },
+      'pr-check-at': { type: 'string' },
       'delivery-runtimes': { type: 'string', default: '100' },
       'delivery-artifacts': { type: 'string', default: 'per-runtime,whole-source' },
       phases: { type: 'string' }, // internal: the phases child
@@ -1242,6 +1312,8 @@ function main(): void {
     if (!scenarios.has('diff-wide') || !scenarios.has('cold')) throw new Error('--before-ref runs diff-wide-before beside diff-wide: --scenarios must include cold and diff-wide');
     scenarios.add('diff-wide-before');
   }
+  const prCheckAt = values['pr-check-at'] === undefined ? undefined : Number(values['pr-check-at']);
+  if (prCheckAt !== undefined && !(Number.isInteger(prCheckAt) && prCheckAt >= 1)) throw new Error(`--pr-check-at must be a positive integer (got ${values['pr-check-at']})`);
   quietWaitS = Number(values['quiet-wait']);
   if (!(quietWaitS >= 0)) throw new Error(`--quiet-wait must be a number of seconds (got ${values['quiet-wait']})`);
 
@@ -1271,13 +1343,14 @@ function main(): void {
     loadAverage1m: { before: loadBefore, after: NaN },
   };
   const results: SizeResult[] = [];
+  let atScale: AtScaleResult | undefined;
   const delivery: DeliveryResult[] = [];
   const argoRevision: ArgoRevisionResult[] = [];
   const write = (): string => {
-    const rs = ratios(results);
+    const rs = [...ratios(results, atScale), ...(atScale ? atScaleRatios(atScale) : [])];
     const md = markdown(meta, results, rs);
     const full = md + deliveryMarkdown(delivery) + argoRevisionMarkdown(argoRevision);
-    fs.writeFileSync(path.join(BENCH_DIR, 'results.json'), JSON.stringify({ meta, results, ratios: rs, delivery, argoRevision }, null, 2) + '\n');
+    fs.writeFileSync(path.join(BENCH_DIR, 'results.json'), JSON.stringify({ meta, results, ...(atScale ? { prCheckAt: atScale } : {}), ratios: rs, delivery, argoRevision }, null, 2) + '\n');
     fs.writeFileSync(path.join(BENCH_DIR, 'results.md'), full);
     return full;
   };
@@ -1285,6 +1358,11 @@ function main(): void {
     results.push(benchSize(n, runs, seed, scenarios, values.keep!, build, before));
     meta.loadAverage1m.after = load1();
     write(); // partial results survive an interrupted 100k run
+  }
+  if (prCheckAt !== undefined) {
+    waitQuiet();
+    atScale = prCheckAtScale(build, prCheckAt, runs, seed);
+    write();
   }
   const deliveryCounts = (): number[] => {
     const counts = values['delivery-runtimes']!.split(',').map(Number);
