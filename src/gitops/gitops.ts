@@ -152,7 +152,7 @@ export function runtimeGitopsFiles(runtime: GitopsRuntime, options: GitopsOption
 
 /** How many files runtimeGitopsFiles names for this runtime (without naming them). */
 export function runtimeGitopsFileCount(runtime: Pick<GitopsRuntime, 'targets'>, options: GitopsOptions): number {
-  return (options.flux.enabled ? WIRED_TARGETS.filter((t) => runtime.targets.includes(t)).length : 0) + (options.argocd.enabled ? 1 : 0);
+  return (options.flux.enabled ? wiredTargets(runtime).length : 0) + (options.argocd.enabled ? 1 : 0);
 }
 
 /** The own files (runtimeGitopsFiles) of these runtimes, rendered. */

@@ -93,7 +93,7 @@ export function joinPath(base: string, rest: string, rootPrefix: './' | ''): str
   return base === '.' ? `${rootPrefix}${rest}` : `${base}/${rest}`;
 }
 
-export function wiredTargets(runtime: GitopsRuntime): GitopsTarget[] {
+export function wiredTargets(runtime: Pick<GitopsRuntime, 'targets'>): GitopsTarget[] {
   return WIRED_TARGETS.filter((t) => runtime.targets.includes(t));
 }
 
