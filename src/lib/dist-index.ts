@@ -3,6 +3,7 @@
 // refuse a dist/ that holds anything else (hostile-inputs H43, H56). Its entries as a sorted list:
 // ./index-view.ts; its canonical text: ./index-text.ts; here: reading and parsing it.
 
+import { isAscii } from 'node:buffer';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -196,7 +197,8 @@ export function readIndexFile(outDir: string, runStart?: number): { readonly byt
 export function readIndexText(outDir: string, runStart?: number): { readonly text: string; readonly stamp?: string } | undefined {
   const read = readIndexFile(outDir, runStart);
   if (!read) return undefined;
-  const text = read.bytes.toString('utf8');
+  // An index of ASCII paths (every one in practice) decodes as Latin-1, the same text: a copy, not a UTF-8 decode (21 MB at 10,000 runtimes).
+  const text = isAscii(read.bytes) ? read.bytes.toString('latin1') : read.bytes.toString('utf8');
   return read.stamp === undefined ? { text } : { text, stamp: read.stamp };
 }
 

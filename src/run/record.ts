@@ -9,7 +9,7 @@ import { type Target, TARGETS } from '../render/render-runtime';
 import type { ResolvedRuntime } from '../resolve/resolve';
 import { identityOf, type RuntimeIdentity } from '../validate/model';
 import type { CheckedFleet } from './check';
-import { recordedDiagnostics, type RunRecord } from './run-record';
+import { recordedDiagnostics, type RunRecord, type RuntimeRecord } from './run-record';
 import type { RuntimeEntry } from './stages';
 
 export interface RenderedRuntimeRecord {
@@ -55,11 +55,22 @@ export function sameWiring(entries: readonly RuntimeEntry[], record: RunRecord):
     }
     return b;
   };
-  const before = new Map<string, number>();
-  for (const r of Object.values(record.runtimes)) before.set(r.identity.name, bits(r.targets));
-  if (before.size !== entries.length) return false;
+  const same = (r: RuntimeRecord | undefined, e: RuntimeEntry): boolean => {
+    if (r === undefined || r.identity.name !== e.record.identity.name) return false;
+    const b = bits(r.targets);
+    return b < unknown && b === bits(e.record.targets);
+  };
+  let count = 0;
+  for (const _ in record.runtimes) count++;
+  if (count !== entries.length) return false;
+  // Matched by name, each entry to at most one of the record's runtimes (names are unique on both
+  // sides), as many as there are: the same runtimes. Most are the record's own (a runtime file not
+  // read again) or its runtime file's; by name only the others (a runtime file renamed).
+  let byName: Map<string, RuntimeRecord> | undefined;
   return entries.every((e) => {
-    const b = before.get(e.record.identity.name);
-    return b !== undefined && b < unknown && b === bits(e.record.targets);
+    const r = record.runtimes[e.relPath];
+    if (r !== undefined && (r === e.record ? bits(r.targets) < unknown : same(r, e))) return true;
+    byName ??= new Map(Object.values(record.runtimes).map((x) => [x.identity.name, x]));
+    return same(byName.get(e.record.identity.name), e);
   });
 }

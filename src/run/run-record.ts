@@ -79,17 +79,21 @@ export function identityCells(identity: RuntimeRecord['identity']): IdentityCell
 /** The identity of IdentityCells; undefined when a cell is not what it must be. */
 export function identityOfCells(cells: readonly unknown[]): RuntimeRecord['identity'] | undefined {
   const [name, runtimeID, shoot, project, at, labels] = cells;
-  if (![name, runtimeID, shoot, project].every((x) => typeof x === 'string')) return undefined;
+  if (typeof name !== 'string' || typeof runtimeID !== 'string' || typeof shoot !== 'string' || typeof project !== 'string') return undefined;
   if (!Array.isArray(at) || at.length !== 6 || !at.every((n) => Number.isInteger(n)) || typeof labels !== 'object') return undefined;
   const n = at as number[];
-  return {
-    name: name as string,
-    runtimeID: runtimeID as string,
-    shoot: { name: shoot as string, project: project as string },
+  const identity: Mutable<RuntimeRecord['identity']> = {
+    name,
+    runtimeID,
+    shoot: { name: shoot, project },
     at: { name: { line: n[0]!, col: n[1]! }, runtimeID: { line: n[2]!, col: n[3]! }, shootName: { line: n[4]!, col: n[5]! } },
-    ...(labels !== null ? { labels: labels as Record<string, string> } : {}),
   };
+  // Assigned, not spread into the literal: 10,000 rows at every run.
+  if (labels !== null) identity.labels = labels as Record<string, string>;
+  return identity;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * A runtime's record as the file keeps it: a row, not an object with keys (at 10,000 runtimes the
@@ -98,7 +102,11 @@ export function identityOfCells(cells: readonly unknown[]): RuntimeRecord['ident
 type Row = [relPath: string, digest: string, stamp: string, input: string, targets: Target[], ...identity: IdentityCells, diagnostics: Diagnostic[]];
 
 function rowOf(relPath: string, r: RuntimeRecord): Row {
-  return [relPath, r.digest, r.stamp ?? '', r.input, [...r.targets], ...identityCells(r.identity), [...r.diagnostics]];
+  const { name, runtimeID, shoot, at, labels } = r.identity;
+  // No copies of the arrays (a row is only serialized): 10,000 rows at every save.
+  const targets = r.targets as Target[];
+  const positions = [at.name.line, at.name.col, at.runtimeID.line, at.runtimeID.col, at.shootName.line, at.shootName.col];
+  return [relPath, r.digest, r.stamp ?? '', r.input, targets, name, runtimeID, shoot.name, shoot.project, positions, labels ?? null, r.diagnostics as Diagnostic[]];
 }
 
 /** The record of a row; undefined for anything else (a damaged record only means doing everything). */
@@ -107,30 +115,61 @@ function recordOfRow(row: unknown): RuntimeRecord | undefined {
   const [relPath, digest, stamp, input, targets] = row as unknown[];
   const identity = identityOfCells(row.slice(5, 11));
   const diagnostics = row[11] as unknown;
-  if (!identity || ![relPath, digest, stamp, input].every((x) => typeof x === 'string') || !Array.isArray(targets) || !Array.isArray(diagnostics)) return undefined;
-  return {
-    digest: digest as string,
-    ...(stamp !== '' ? { stamp: stamp as string } : {}),
-    identity,
-    diagnostics: diagnostics as Diagnostic[],
-    input: input as string,
-    targets: targets as Target[],
-  };
+  if (!identity || typeof relPath !== 'string' || typeof digest !== 'string' || typeof stamp !== 'string' || typeof input !== 'string' || !Array.isArray(targets) || !Array.isArray(diagnostics)) return undefined;
+  const record: Mutable<RuntimeRecord> = { digest, identity, diagnostics: diagnostics as Diagnostic[], input, targets: targets as Target[] };
+  if (stamp !== '') record.stamp = stamp;
+  return record;
 }
+
+/**
+ * The text of each row as the record file holds it, by the record the row was read into: a save
+ * writes a runtime's row as it was read when its record is that very object (the record of a file
+ * not read again), instead of serializing 10,000 rows anew for one changed runtime.
+ */
+const rowTexts = new WeakMap<RuntimeRecord, { readonly relPath: string; readonly text: string }>();
+
+/** Where the rows of a record file start: after the first line break (JSON strings hold none), one row a line. */
+const ROWS_START = ',"runtimes":[\n';
 
 export function loadRunRecord(cacheDir: string, cwd: string, fleetRoot: string, outDir: string): RunRecord | undefined {
   try {
-    const parsed = JSON.parse(fs.readFileSync(recordFile(cacheDir, cwd, fleetRoot, outDir), 'utf8')) as Omit<RunRecord, 'runtimes'> & { runtimes: unknown };
+    const text = fs.readFileSync(recordFile(cacheDir, cwd, fleetRoot, outDir), 'utf8');
+    // A row a line (what saveRunRecord writes): each line parsed on its own, so that its text is
+    // known to be its row's. Any other layout of valid JSON is read whole, without row texts.
+    const firstBreak = text.indexOf('\n');
+    const byLine = firstBreak >= 0 && text.startsWith(ROWS_START, firstBreak - ROWS_START.length + 1);
+    const parsed = JSON.parse(byLine ? `${text.slice(0, firstBreak)}]}` : text) as Omit<RunRecord, 'runtimes'> & { runtimes: unknown };
     if (parsed.version !== 4 || typeof parsed.key !== 'string' || !Array.isArray(parsed.runtimes)) return undefined;
     if (!Array.isArray(parsed.thresholds) || typeof parsed.epoch !== 'number' || typeof parsed.index !== 'string' || typeof parsed.gitops !== 'string') return undefined;
     if (typeof parsed.settled !== 'number' || !Number.isFinite(parsed.settled)) return undefined;
     if (parsed.indexStamp !== undefined && typeof parsed.indexStamp !== 'string') return undefined;
     if (parsed.code !== undefined && (typeof parsed.code?.key !== 'string' || typeof parsed.code.files !== 'string')) return undefined;
     const runtimes: Record<string, RuntimeRecord> = Object.create(null) as Record<string, RuntimeRecord>;
-    for (const row of parsed.runtimes as unknown[]) {
+    const add = (row: unknown, rowText?: string): boolean => {
       const r = recordOfRow(row);
-      if (!r) return undefined;
-      runtimes[(row as Row)[0]] = r;
+      if (!r) return false;
+      const relPath = (row as Row)[0];
+      runtimes[relPath] = r;
+      if (rowText !== undefined) rowTexts.set(r, { relPath, text: rowText });
+      return true;
+    };
+    if (!byLine) {
+      for (const row of parsed.runtimes as unknown[]) if (!add(row)) return undefined;
+      return { ...parsed, runtimes };
+    }
+    if ((parsed.runtimes as unknown[]).length !== 0) return undefined;
+    // Lines `<row>,` and the last `<row>`, then `]}` and the end of the text (or `]}` alone without rows).
+    const end = text.endsWith('\n]}') ? text.length - 3 : undefined;
+    if (end === undefined && text.length !== firstBreak + 3) return undefined;
+    for (let at = firstBreak + 1; end !== undefined && at <= end; ) {
+      let lineEnd = text.indexOf('\n', at);
+      if (lineEnd < 0 || lineEnd > end) return undefined;
+      const last = lineEnd === end;
+      if (!last && text.charCodeAt(lineEnd - 1) !== 0x2c) return undefined;
+      const rowText = text.slice(at, last ? lineEnd : lineEnd - 1);
+      if (!add(JSON.parse(rowText), rowText)) return undefined;
+      at = lineEnd + 1;
+      if (last) break;
     }
     return { ...parsed, runtimes };
   } catch {
@@ -144,13 +183,20 @@ export function loadRunRecord(cacheDir: string, cwd: string, fleetRoot: string, 
  * a change); undefined when none has. A run that writes nothing saves it, so that the next one does
  * not read those files again.
  */
+/** The record with this stamp, or without one (a file not settled when it was read). */
+export function withStamp(r: RuntimeRecord, stamp: string | undefined): RuntimeRecord {
+  const out: Mutable<RuntimeRecord> = { digest: r.digest, identity: r.identity, diagnostics: r.diagnostics, input: r.input, targets: r.targets };
+  if (stamp !== undefined) out.stamp = stamp;
+  return out;
+}
+
 export function restamped(record: RunRecord, files: readonly { readonly relPath: string; readonly stamp?: string }[]): RunRecord | undefined {
   let runtimes: Record<string, RuntimeRecord> | undefined;
   for (const f of files) {
     const r = record.runtimes[f.relPath];
     if (!r || f.stamp === undefined || r.stamp === f.stamp) continue;
     runtimes ??= Object.assign(Object.create(null) as Record<string, RuntimeRecord>, record.runtimes);
-    runtimes[f.relPath] = { ...r, stamp: f.stamp };
+    runtimes[f.relPath] = withStamp(r, f.stamp);
   }
   return runtimes ? { ...record, runtimes } : undefined;
 }
@@ -160,7 +206,15 @@ export function saveRunRecord(cacheDir: string, cwd: string, fleetRoot: string, 
   try {
     fs.mkdirSync(cacheDir, { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify({ ...record, runtimes: Object.entries(record.runtimes).map(([rel, r]) => rowOf(rel, r)) }));
+    const { runtimes, ...head } = record;
+    const rows: string[] = [];
+    for (const rel in runtimes) {
+      const r = runtimes[rel]!;
+      const read = rowTexts.get(r);
+      rows.push(read !== undefined && read.relPath === rel ? read.text : JSON.stringify(rowOf(rel, r)));
+    }
+    // The head without its closing brace, then a row a line (loadRunRecord).
+    fs.writeFileSync(tmp, `${JSON.stringify(head).slice(0, -1)}${ROWS_START}${rows.join(',\n')}${rows.length > 0 ? '\n' : ''}]}`);
     fs.renameSync(tmp, file);
   } catch {
     // best effort: a read-only cache folder only costs time

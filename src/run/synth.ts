@@ -24,7 +24,7 @@ import { planCheck, type RunPlan, startPlan, type SynthOptions } from './plan';
 import { keep, type Keeping } from './keep';
 import { renderedRuntimeRecord } from './record';
 import { renderInParts } from './render-parts';
-import { epochOf, layersKey, loadRunRecord, restamped, type RunRecord, saveRunRecord, timeThresholds } from './run-record';
+import { epochOf, layersKey, loadRunRecord, restamped, type RunRecord, saveRunRecord, timeThresholds, withStamp } from './run-record';
 import type { DiffResult, RenderOutcome, Rendered, RuntimeEntry, SynthResult } from './stages';
 
 export type { SynthOptions } from './plan';
@@ -181,9 +181,10 @@ function renderInThread({ checked, diagnostics, byName, inputOf, isUnchanged }: 
     return record ? { upToDate, restamped: record } : { upToDate };
   }
   // A reused file keeps its record; the stamp is the one it has now (a file read by digest gets one once it settled).
+  // The record object itself while the stamp is the same (the save writes its row as it was read).
   const entries: RuntimeEntry[] = reusedFiles.map((f) => {
-    const { stamp: _old, ...record } = reusable!.runtimes[f.relPath]!;
-    return { relPath: f.relPath, record: f.stamp === undefined ? record : { ...record, stamp: f.stamp }, kept: true, recorded: true };
+    const record = reusable!.runtimes[f.relPath]!;
+    return { relPath: f.relPath, record: f.stamp === record.stamp ? record : withStamp(record, f.stamp), kept: true, recorded: true };
   });
   const toRender = checked.runtimes.filter((r) => !isUnchanged(model, r));
   const render = renderFleet(model, toRender, undefined, new Map(), false);

@@ -1,12 +1,13 @@
-// The run record's file (src/run/run-record.ts): a row per runtime file. What is saved is loaded
-// back as it was, whatever a runtime's record holds; anything else in the file (another version, a
-// damaged row) is no record at all, which only means doing everything.
+// The run record's file (src/run/run-record.ts): a row per runtime file, a row a line. What is saved
+// is loaded back as it was, whatever a runtime's record holds; anything else in the file (another
+// version, a damaged row) is no record at all, which only means doing everything. A row is written
+// as it was read only for the very record object it was read into.
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadRunRecord, type RunRecord, type RuntimeRecord, saveRunRecord } from '../../src/run/run-record';
+import { loadRunRecord, type RunRecord, type RuntimeRecord, saveRunRecord, withStamp } from '../../src/run/run-record';
 
 let dir: string;
 beforeEach(() => {
@@ -70,5 +71,53 @@ describe('the run record file', () => {
     save(RECORD);
     fs.writeFileSync(file(), JSON.stringify(damage(JSON.parse(fs.readFileSync(file(), 'utf8')) as Record<string, unknown>)));
     expect(load()).toBeUndefined();
+  });
+
+  it('is one line a row, and JSON as a whole; a record without runtimes too', () => {
+    save(RECORD);
+    const text = fs.readFileSync(file(), 'utf8');
+    expect(text.split('\n')).toHaveLength(1 + 3 + 1);
+    expect(JSON.parse(text)).toMatchObject({ version: 4, key: 'k' });
+    save({ ...RECORD, runtimes: {} });
+    expect(JSON.parse(fs.readFileSync(file(), 'utf8'))).toMatchObject({ runtimes: [] });
+    expect(load()).toEqual({ ...RECORD, runtimes: {} });
+  });
+
+  it('loads a record kept on one line (as earlier versions wrote it)', () => {
+    save(RECORD);
+    fs.writeFileSync(file(), JSON.stringify(JSON.parse(fs.readFileSync(file(), 'utf8'))));
+    expect(load()).toEqual(RECORD);
+  });
+
+  it.each([
+    ['two rows on one line', (t: string) => t.replace(',\n["runtimes/b.yaml"', ',["runtimes/b.yaml"')],
+    ['a row over two lines', (t: string) => t.replace('["runtimes/b.yaml",', '["runtimes/b.yaml",\n')],
+    ['the last row followed by a comma', (t: string) => t.replace(/\n\]\}$/, ',\n]}')],
+    ['no end after the rows', (t: string) => t.replace(/\n\]\}$/, '')],
+    ['a line of rows in the head', (t: string) => t.replace('"runtimes":[\n', '"runtimes":[["runtimes/x.yaml"],\n')],
+  ])('is no record at all, a row a line: %s', (_label, damage) => {
+    save(RECORD);
+    const text = fs.readFileSync(file(), 'utf8');
+    const damaged = damage(text);
+    expect(damaged).not.toBe(text);
+    fs.writeFileSync(file(), damaged);
+    expect(load()).toBeUndefined();
+  });
+
+  it('writes the row of a record object it read as it was read, and any other record (another stamp, another file) anew', () => {
+    save(RECORD);
+    // Spaces JSON allows: a row written as read keeps them, one serialized anew has none.
+    fs.writeFileSync(file(), fs.readFileSync(file(), 'utf8').replace(/\n\["(runtimes\/[abc]\.yaml)",/g, '\n[ "$1" ,'));
+    const read = load()!;
+    expect(read).toEqual(RECORD);
+    const a = read.runtimes['runtimes/a.yaml']!;
+    const b = read.runtimes['runtimes/b.yaml']!;
+    const c = read.runtimes['runtimes/c.yaml']!;
+    saveRunRecord(dir, '/w', '/w/fleet', '/w/dist', { ...read, runtimes: { 'runtimes/a.yaml': a, 'runtimes/b.yaml': withStamp(b, '65024:9:9:9:9'), 'runtimes/c2.yaml': c } });
+    const lines = fs.readFileSync(file(), 'utf8').split('\n');
+    expect(lines[1]).toMatch(/^\[ "runtimes\/a\.yaml" ,/);
+    expect(lines[2]).toMatch(/^\["runtimes\/b\.yaml",/);
+    expect(lines[3]).toMatch(/^\["runtimes\/c2\.yaml",/);
+    expect(load()!.runtimes).toEqual({ 'runtimes/a.yaml': a, 'runtimes/b.yaml': { ...b, stamp: '65024:9:9:9:9' }, 'runtimes/c2.yaml': c });
   });
 });
