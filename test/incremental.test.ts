@@ -17,6 +17,7 @@ import { STAMP_SETTLE_MS } from '../src/load/load';
 import { sha256 } from '../src/lib/digest';
 import { runParts } from '../src/run/parallel/pool';
 import { synth, type SynthResult } from '../src/run/synth';
+import { warmStart } from '../src/run/warm-start';
 import { treeHash } from './write/dist-fixture';
 
 const NOW = new Date('2026-11-21T00:00:00Z');
@@ -300,6 +301,38 @@ describe('incremental synth equals a cold single-threaded synth', () => {
       edit(5);
       expect(fast(fleetDir, outDir, cacheDir, NOW)).toMatchObject({ exitCode: 0, changed: true, rendered: 1 });
       expect(lstats.looked).toBe(0);
+    } finally {
+      lstats.restore();
+    }
+    expect(treeHash(outDir)).toBe(cold(fleetDir, NOW).hash);
+  }, 120_000);
+
+  it('workers started for its folders before the plan (as the CLI starts them: src/run/warm-start.ts) are the ones the plan takes, their listing of runtimes/ too; workers started for another plan are stopped', () => {
+    const { fleetDir, outDir, cacheDir } = synthesizedFleet('warm-start', 1000, 29);
+    const lstats = countLstats(path.join(fleetDir, 'runtimes') + path.sep);
+    const env = { KYMA_FLEET_WORKERS: '2' };
+    try {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, STAMP_SETTLE_MS + 100);
+      const edit = (i: number) => editYaml(path.join(fleetDir, 'runtimes', fs.readdirSync(path.join(fleetDir, 'runtimes')).sort()[i]!), (doc) => doc.setIn(['spec', 'channel'], 'regular'));
+      edit(3);
+      const first = warmStart({ fleetDir, outDir, cwd: root, prelude: true, env });
+      expect(first).toBeDefined();
+      expect(fast(fleetDir, outDir, cacheDir, NOW)).toMatchObject({ exitCode: 0, changed: true, rendered: 1 });
+      // Taken: the plan gave its look to them (none is idle any more).
+      expect(first!.take()).toBeUndefined();
+      lstats.looked = 0;
+      edit(5);
+      const second = warmStart({ fleetDir, outDir, cwd: root, prelude: true, env });
+      expect(fast(fleetDir, outDir, cacheDir, NOW)).toMatchObject({ exitCode: 0, changed: true, rendered: 1 });
+      expect(second!.take()).toBeUndefined();
+      // The loader took runtimes/ as the early worker listed and stamped it.
+      expect(lstats.looked).toBe(0);
+      // Started without the listing this plan wants (as for synth --check): none is left idle, and the run is the same.
+      edit(7);
+      const unwanted = warmStart({ fleetDir, outDir, cwd: root, prelude: false, env });
+      expect(unwanted).toBeDefined();
+      expect(fast(fleetDir, outDir, cacheDir, NOW)).toMatchObject({ exitCode: 0, changed: true, rendered: 1 });
+      expect(unwanted!.take()).toBeUndefined();
     } finally {
       lstats.restore();
     }

@@ -6,7 +6,6 @@
 
 import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError, Option } from 'commander';
-import { EXTENSIONS } from '../extensions';
 import { ExitCode } from '../lib/diagnostics';
 import { packageVersion } from '../lib/version';
 import { COMPLETE_COMMAND, completeWords } from './completion';
@@ -52,7 +51,8 @@ export function commandOf(argv: readonly string[]): string | undefined {
 export async function buildProgram(streams: Streams, setExit: (code: number) => void, setMode: (mode: OutputMode) => void = () => {}, only?: string): Promise<Command> {
   const factories = await Promise.all(COMMANDS.filter(([name]) => only === undefined || name === only).map(([, load]) => load()));
   const program = new Command('kyma-fleet')
-    .description(`GitOps renderer for Gardener extensions (${EXTENSIONS.map((e) => e.name).join(', ')}) on Kyma runtimes`)
+    // The extensions (and with them the renderer) are loaded for the help that shows this line, not for a run of one command.
+    .description(only === undefined ? await programDescription() : '')
     .usage('<command> [options]')
     .version(packageVersion())
     .addOption(new Option('-q, --quiet', 'print errors only: no summaries, warnings or progress (an --output json document is still printed)'))
@@ -70,6 +70,11 @@ export async function buildProgram(streams: Streams, setExit: (code: number) => 
   };
   program.commands.forEach(configure);
   return program;
+}
+
+async function programDescription(): Promise<string> {
+  const { EXTENSIONS } = await import('../extensions');
+  return `GitOps renderer for Gardener extensions (${EXTENSIONS.map((e) => e.name).join(', ')}) on Kyma runtimes`;
 }
 
 /**

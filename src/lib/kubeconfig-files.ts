@@ -8,7 +8,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as K8s from '@kubernetes/client-node';
-import { parse as parseYaml } from 'yaml';
 
 export interface KubeconfigSource {
   /** Files to read, in order of precedence. */
@@ -62,6 +61,8 @@ export function readKubeconfigHead(files: readonly string[]): { readonly current
     }
     if (currentContext !== undefined) continue;
     try {
+      // Loaded here: the CLI loads this module for its options, before a synth starts its workers (src/run/warm-start.ts).
+      const { parse: parseYaml } = require('yaml') as typeof import('yaml');
       const doc = parseYaml(text) as unknown;
       const ctx = typeof doc === 'object' && doc !== null ? (doc as Record<string, unknown>)['current-context'] : undefined;
       if (typeof ctx === 'string' && ctx !== '') currentContext = ctx;

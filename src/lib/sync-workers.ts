@@ -52,6 +52,8 @@ export interface WarmWorkers {
   take(): { readonly worker: Worker; readonly port: MessagePort } | undefined;
   /** Stops the workers no task was given to. */
   release(): void;
+  /** Stops them all, the prelude's too (they are not wanted after all). */
+  stop(): void;
   /**
    * The result of the prelude the first worker ran as it started (startWarmWorkers), waited for
    * (PRELUDE_WAIT_MS at most); undefined without one, or when it failed or took too long. Its worker
@@ -98,6 +100,12 @@ export function startWarmWorkers(script: string, count: number, prelude?: unknow
       // Its prelude is still wanted (it was given no task: a dist/ too small for the look's workers).
       if (!none && left.length === count) spare = left.shift();
       left.forEach(stop);
+    },
+    stop: () => {
+      idle.splice(0).forEach(stop);
+      if (spare) stop(spare);
+      spare = undefined;
+      preludeChannel?.port1.close();
     },
     prelude: () => {
       if (!preludeChannel) return undefined;

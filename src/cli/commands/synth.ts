@@ -4,12 +4,14 @@
 import { Command, Option } from 'commander';
 import { ExitCode } from '../../lib/diagnostics';
 import { isEmptyDiff } from '../../render/tree-diff';
-import { diffDist, synth } from '../../run/synth';
+import { warmStart } from '../../run/warm-start';
 import { printJson, problemJson } from '../json-output';
 import { createProgress, NO_PROGRESS } from '../progress';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
 import { countBySeverity, plural, printDiagnostics, printProblem, reportWrite, type Streams } from '../report';
-import { synthShard } from '../shard';
+
+// The checker and the renderer (run/synth, ../shard) are loaded in the action, once the workers
+// that look at dist/ are started (src/run/warm-start.ts): they take the other core meanwhile.
 
 interface SynthFlags {
   cache?: boolean;
@@ -38,10 +40,11 @@ export function synthCommand(streams: Streams, setExit: (code: number) => void):
     .addOption(new Option('--shard <I/N>', 'render only shard I of N into dist.shard-I-of-N (then kyma-fleet merge; docs/sharding.md)'))
     .addOption(outputOption(['text', 'json']))
     .addHelpText('after', '\nExamples:\n  kyma-fleet synth\n  kyma-fleet synth --check            # in CI: fails when dist/ is stale\n  kyma-fleet synth -o json | jq .written\n')
-    .action((flags: SynthFlags, cmd: Command) => {
+    .action(async (flags: SynthFlags, cmd: Command) => {
       const json = flags.output === 'json';
       if (flags.shard !== undefined) {
         const out = cmd.getOptionValueSource('out') === 'default' ? undefined : flags.out;
+        const { synthShard } = await import('../shard');
         return synthShard(
           { shard: flags.shard, fleet: flags.fleet, out, now: flags.now, cache: flags.cache, check: flags.check, allowEmpty: flags.allowEmpty, allowMassRemoval: flags.allowMassRemoval, output: flags.output },
           streams,
@@ -57,6 +60,9 @@ export function synthCommand(streams: Streams, setExit: (code: number) => void):
         allowMassRemoval: flags.allowMassRemoval,
         cacheDir: cacheDirFor(flags, streams.cwd, streams.env),
       };
+      // A plain synth lists the fleet's runtimes/ in the first worker too (a check reads no run record).
+      if (options.cacheDir !== undefined) warmStart({ ...options, prelude: !flags.check });
+      const { diffDist, synth } = await import('../../run/synth');
       if (flags.check) {
         const r = diffDist(options);
         const diff = r.diff;

@@ -7,10 +7,10 @@
 // back to the whole-fleet pipeline), never a partial dist/.
 
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { type ChunkFiles, mergePartResults, type PartRequest, type PartResult, renderPart } from './part';
+import { threadLimit } from './threads';
 
 /** A worker that never answers must not hang CI forever. */
 const WORKER_TIMEOUT_MS = 60 * 60 * 1000;
@@ -42,12 +42,6 @@ export function workerCount(files: number, env: NodeJS.ProcessEnv = process.env)
   if (files < min) return 0;
   // One part in this thread when workers are off or cannot start (no compiled worker script).
   return n <= 1 || !workerScript() ? 1 : n;
-}
-
-/** How many threads a run may keep busy: KYMA_FLEET_WORKERS, else the cores (at most 4). */
-export function threadLimit(env: NodeJS.ProcessEnv = process.env): number {
-  const forced = env.KYMA_FLEET_WORKERS;
-  return forced !== undefined && /^[0-9]{1,2}$/.test(forced) ? Number(forced) : Math.min(os.availableParallelism(), 4);
 }
 
 /** The compiled worker (lib/src/run/parallel/worker.js); undefined when running from TypeScript sources without a build. */
