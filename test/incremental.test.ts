@@ -16,7 +16,7 @@ import { normalizeDiagnostics } from '../src/lib/diagnostics';
 import { STAMP_SETTLE_MS } from '../src/load/load';
 import { sha256 } from '../src/lib/digest';
 import { runParts } from '../src/run/parallel/pool';
-import { synth, type SynthResult } from '../src/run/synth';
+import { diffDistProving, synth, type SynthResult } from '../src/run/synth';
 import { warmStart } from '../src/run/warm-start';
 import { treeHash } from './write/dist-fixture';
 
@@ -318,7 +318,7 @@ describe('incremental synth equals a cold single-threaded synth', () => {
       const first = warmStart({ fleetDir, outDir, cwd: root, prelude: true, env });
       expect(first).toBeDefined();
       expect(fast(fleetDir, outDir, cacheDir, NOW)).toMatchObject({ exitCode: 0, changed: true, rendered: 1 });
-      // Taken: the plan gave its look to them (none is idle any more).
+      // Taken by the plan (at this size its listing only, the look at dist/ stays in this thread): none is left idle.
       expect(first!.take()).toBeUndefined();
       lstats.looked = 0;
       edit(5);
@@ -327,12 +327,21 @@ describe('incremental synth equals a cold single-threaded synth', () => {
       expect(second!.take()).toBeUndefined();
       // The loader took runtimes/ as the early worker listed and stamped it.
       expect(lstats.looked).toBe(0);
-      // Started without the listing this plan wants (as for synth --check): none is left idle, and the run is the same.
+      // Started without the listing this plan wants (as for synth --check): stopped, none given a task, and the run is the same.
       edit(7);
       const unwanted = warmStart({ fleetDir, outDir, cwd: root, prelude: false, env });
       expect(unwanted).toBeDefined();
       expect(fast(fleetDir, outDir, cacheDir, NOW)).toMatchObject({ exitCode: 0, changed: true, rendered: 1 });
       expect(unwanted!.take()).toBeUndefined();
+      // A check (as `kyma-fleet check` on a fresh runner: no run record, the record committed in the
+      // index) with workers started without the listing: none is left idle, and dist/ is proven current.
+      const forCheck = warmStart({ fleetDir, outDir, cwd: root, prelude: false, env });
+      withProcessEnv(env, () => {
+        const { result, proven } = diffDistProving({ fleetDir, outDir, cwd: root, now: NOW, cacheDir: path.join(root, 'warm-start-empty-cache') });
+        expect(result).toMatchObject({ exitCode: 0, diff: { added: [], changed: [], removed: [] } });
+        expect(proven).toBeDefined();
+      });
+      expect(forCheck!.take()).toBeUndefined();
     } finally {
       lstats.restore();
     }

@@ -14,9 +14,8 @@ import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { type Diagnostic, ExitCode, hasErrors, normalizeDiagnostics } from '../../lib/diagnostics';
 import { diffSummary, isEmptyDiff } from '../../render/tree-diff';
-import { diffBaseFromIndexes } from '../../run/base-diff';
-import { diffDist, diffDistProving, type DiffResult } from '../../run/synth';
-import { diffCommand } from './diff';
+import type { DiffResult } from '../../run/synth';
+import { warmStart } from '../../run/warm-start';
 import { writeFileAtomic } from '../../write/fsync';
 import { printJson, problemJson } from '../json-output';
 import { cacheDirFor, cacheOption, evaluationTime, fleetOption, nowOption, outOption, outputOption } from '../options';
@@ -37,6 +36,8 @@ interface CheckFlags {
 
 const MAX_LISTED = 50;
 
+type DiffCommand = typeof import('./diff').diffCommand;
+
 export function checkCommand(streams: Streams, setExit: (code: number) => void): Command {
   return new Command('check')
     .description('validate the fleet, check that dist/ is up to date and diff against a base dist/, in one pass (for CI)')
@@ -55,8 +56,12 @@ export function checkCommand(streams: Streams, setExit: (code: number) => void):
       '\nExamples:\n  kyma-fleet check\n  kyma-fleet check --base "$RUNNER_TEMP/base/dist" --markdown diff.md --output-file kyma-fleet.diff\n\n' +
         'The same verdicts as validate, synth --check and diff --out BASE run one after the other, in one process.\n',
     )
-    .action((flags: CheckFlags) => {
+    .action(async (flags: CheckFlags) => {
       const options = { fleetDir: flags.fleet, cwd: streams.cwd, now: evaluationTime(flags.now, streams.env), cacheDir: cacheDirFor(flags, streams.cwd, streams.env) };
+      // The workers that scan dist/ for its committed record start before the checker and the
+      // renderer are loaded (src/run/warm-start.ts); a check reads no run record.
+      if (options.cacheDir !== undefined) warmStart({ ...options, outDir: flags.out, prelude: false });
+      const [{ diffDist, diffDistProving }, { diffBaseFromIndexes }, { diffCommand }] = await Promise.all([import('../../run/synth'), import('../../run/base-diff'), import('./diff')]);
       const { result: check, proven } = diffDistProving({ ...options, outDir: flags.out, allowEmpty: flags.allowEmpty });
       const separateBase = flags.base !== undefined && path.resolve(streams.cwd, flags.base) !== path.resolve(streams.cwd, flags.out);
       // Against the base: the transition rules (immutable fields) and the diff, as `validate --out BASE` and `diff --out BASE`;
@@ -71,7 +76,7 @@ export function checkCommand(streams: Streams, setExit: (code: number) => void):
       const exitCode = !valid && !problem ? ExitCode.InvalidInput : problem ? ExitCode.IoOrLock : upToDate ? ExitCode.Ok : ExitCode.OutOfDate;
       const against = flags.base ?? flags.out;
       // diff's outputs of the comparison with the base, by the diff command itself (--fail-on included).
-      const diffed = valid && base.diff ? runDiff(flags, against, base, streams) : undefined;
+      const diffed = valid && base.diff ? runDiff(diffCommand, flags, against, base, streams) : undefined;
       const code = exitCode !== ExitCode.Ok ? exitCode : (diffed?.exitCode ?? ExitCode.Ok);
       if (flags.output === 'json') {
         const { errors, warnings } = countBySeverity(diagnostics);
@@ -123,7 +128,7 @@ function reportCheck(out: string, r: DiffResult, streams: Streams): void {
  * into --markdown, its complete diff into --output-file, its JSON document, and its exit code
  * (1 when --fail-on matched, 4 when a file could not be written).
  */
-function runDiff(flags: CheckFlags, against: string, compared: DiffResult, streams: Streams): { exitCode: number; json: string; failure?: string } {
+function runDiff(diffCommand: DiffCommand, flags: CheckFlags, against: string, compared: DiffResult, streams: Streams): { exitCode: number; json: string; failure?: string } {
   // Its diagnostics are reported above, once; annotations (GITHUB_ACTIONS) would land in the markdown.
   const { GITHUB_ACTIONS: _github, ...env } = streams.env;
   const run = (output: 'markdown' | 'json', outputFile: string | undefined): { out: string; err: string; code: number } => {
