@@ -102,11 +102,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Row = [relPath: string, digest: string, stamp: string, input: string, targets: Target[], ...identity: IdentityCells, diagnostics: Diagnostic[]];
 
 function rowOf(relPath: string, r: RuntimeRecord): Row {
-  const { name, runtimeID, shoot, at, labels } = r.identity;
-  // No copies of the arrays (a row is only serialized): 10,000 rows at every save.
-  const targets = r.targets as Target[];
-  const positions = [at.name.line, at.name.col, at.runtimeID.line, at.runtimeID.col, at.shootName.line, at.shootName.col];
-  return [relPath, r.digest, r.stamp ?? '', r.input, targets, name, runtimeID, shoot.name, shoot.project, positions, labels ?? null, r.diagnostics as Diagnostic[]];
+  return [relPath, r.digest, r.stamp ?? '', r.input, [...r.targets], ...identityCells(r.identity), [...r.diagnostics]];
 }
 
 /** The record of a row; undefined for anything else (a damaged record only means doing everything). */
@@ -162,7 +158,7 @@ export function loadRunRecord(cacheDir: string, cwd: string, fleetRoot: string, 
     const end = text.endsWith('\n]}') ? text.length - 3 : undefined;
     if (end === undefined && text.length !== firstBreak + 3) return undefined;
     for (let at = firstBreak + 1; end !== undefined && at <= end; ) {
-      let lineEnd = text.indexOf('\n', at);
+      const lineEnd = text.indexOf('\n', at);
       if (lineEnd < 0 || lineEnd > end) return undefined;
       const last = lineEnd === end;
       if (!last && text.charCodeAt(lineEnd - 1) !== 0x2c) return undefined;
@@ -177,12 +173,6 @@ export function loadRunRecord(cacheDir: string, cwd: string, fleetRoot: string, 
   }
 }
 
-/**
- * The record with the stamps its runtime files have now (`files`, as a check reused them) when one
- * of them has another since (a file read by its digest that settled meanwhile, or touched without
- * a change); undefined when none has. A run that writes nothing saves it, so that the next one does
- * not read those files again.
- */
 /** The record with this stamp, or without one (a file not settled when it was read). */
 export function withStamp(r: RuntimeRecord, stamp: string | undefined): RuntimeRecord {
   const out: Mutable<RuntimeRecord> = { digest: r.digest, identity: r.identity, diagnostics: r.diagnostics, input: r.input, targets: r.targets };
@@ -190,6 +180,12 @@ export function withStamp(r: RuntimeRecord, stamp: string | undefined): RuntimeR
   return out;
 }
 
+/**
+ * The record with the stamps its runtime files have now (`files`, as a check reused them) when one
+ * of them has another since (a file read by its digest that settled meanwhile, or touched without
+ * a change); undefined when none has. A run that writes nothing saves it, so that the next one does
+ * not read those files again.
+ */
 export function restamped(record: RunRecord, files: readonly { readonly relPath: string; readonly stamp?: string }[]): RunRecord | undefined {
   let runtimes: Record<string, RuntimeRecord> | undefined;
   for (const f of files) {
