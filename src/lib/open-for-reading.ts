@@ -22,13 +22,3 @@ export function openForReading(file: string, flags = 0): number {
   }
   return fs.openSync(file, fs.constants.O_RDONLY | flags);
 }
-
-/** The whole file, read through openForReading. */
-export function readFileForReading(file: string): Buffer {
-  const fd = openForReading(file);
-  try {
-    return fs.readFileSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}

@@ -2,10 +2,11 @@
 // buffer, close, with no stat and no allocation per small file; read as the run reads every file
 // (lib/open-for-reading.ts: no access time written).
 
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sha256 } from '../lib/digest';
-import { openForReading, readFileForReading } from '../lib/open-for-reading';
+import { openForReading } from '../lib/open-for-reading';
 
 /** Reads and hashes files through one buffer (open, read, close: no stat, no allocation per small file). */
 export class FileHasher {
@@ -20,14 +21,20 @@ export class FileHasher {
     const file = this.prefix + rel;
     try {
       const fd = openForReading(file);
-      let n: number;
       try {
-        n = fs.readSync(fd, this.buffer, 0, this.buffer.length, 0);
+        const n = fs.readSync(fd, this.buffer, 0, this.buffer.length, 0);
+        if (n < this.buffer.length) return sha256(this.buffer.subarray(0, n));
+        // A larger file: the rest through the same buffer from the file already open (it was opened and read whole again).
+        const hash = createHash('sha256').update(this.buffer);
+        for (let at = n; ; ) {
+          const more = fs.readSync(fd, this.buffer, 0, this.buffer.length, at);
+          if (more === 0) return hash.digest('hex');
+          hash.update(this.buffer.subarray(0, more));
+          at += more;
+        }
       } finally {
         fs.closeSync(fd);
       }
-      if (n < this.buffer.length) return sha256(this.buffer.subarray(0, n));
-      return sha256(readFileForReading(file));
     } catch {
       return undefined;
     }
