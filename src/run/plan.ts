@@ -8,15 +8,15 @@
 
 import * as path from 'node:path';
 import { codeKey } from '../lib/code-key';
-import { indexFileBytes, indexTextDigest, parseIndex, readIndexText, vouchedIndexDigest } from '../lib/dist-index';
+import { indexTextDigest, parseIndex, readIndexText, vouchedIndexDigest } from '../lib/dist-index';
 import type { StampedListing } from '../load/folder-walk';
 import { type FleetLayers, loadFleet, loadLayers } from '../load/load';
-import { startScan, startTouched, type TreeScan, warmWorkers } from '../write/tree-scan';
+import { startScan, startTouched, type TreeScan } from '../write/tree-scan';
 import { committedKey, readCommitted, trustCommitted } from './committed-record';
 import { workerCount } from './parallel/pool';
 import { threadLimit } from './parallel/threads';
 import { epochOf, layersKey, loadRunRecord, type RunRecord } from './run-record';
-import { takeWarm } from './warm-start';
+import { dropWarm, warmWorkersFor } from './warm-start';
 
 export interface SynthOptions {
   readonly fleetDir: string;
@@ -138,9 +138,7 @@ export function startPlanCheck(options: PlanOptions, withoutRecord: boolean): St
   // (on two cores they began their work 0.25 s later otherwise, and this thread did more of it).
   // The first of them lists and stamps runtimes/ first, for the run record's stamps.
   // (Started already when the CLI knew the folders: ./warm-start.ts.)
-  const early = takeWarm(outDir, fleetRoot, cacheDir !== undefined);
-  const warm = cacheDir || useCommitted ? (early ?? warmWorkers(indexFileBytes(outDir), threads, cacheDir ? { fleetDir: fleetRoot, runStart: Date.now() } : undefined)) : undefined;
-  if (!warm) early?.stop();
+  const warm = cacheDir || useCommitted ? warmWorkersFor(outDir, fleetRoot, cacheDir !== undefined, threads) : dropWarm();
   const record = cacheDir ? loadRunRecord(cacheDir, options.cwd, fleetRoot, outDir) : undefined;
   // Only the text is kept (the write compares the index under its lock by digest; the scan's
   // workers read their ranges of the file and check them against it).

@@ -60,16 +60,13 @@ export function sameWiring(entries: readonly RuntimeEntry[], record: RunRecord):
     const b = bits(r.targets);
     return b < unknown && b === bits(e.record.targets);
   };
-  let count = 0;
-  for (const _ in record.runtimes) count++;
-  if (count !== entries.length) return false;
+  if (Object.keys(record.runtimes).length !== entries.length) return false;
   // Matched by name, each entry to at most one of the record's runtimes (names are unique on both
   // sides), as many as there are: the same runtimes. Most are the record's own (a runtime file not
   // read again) or its runtime file's; by name only the others (a runtime file renamed).
   let byName: Map<string, RuntimeRecord> | undefined;
   return entries.every((e) => {
-    const r = record.runtimes[e.relPath];
-    if (r !== undefined && (r === e.record ? bits(r.targets) < unknown : same(r, e))) return true;
+    if (same(record.runtimes[e.relPath], e)) return true;
     byName ??= new Map(Object.values(record.runtimes).map((x) => [x.identity.name, x]));
     return same(byName.get(e.record.identity.name), e);
   });

@@ -154,18 +154,16 @@ export function loadRunRecord(cacheDir: string, cwd: string, fleetRoot: string, 
       return { ...parsed, runtimes };
     }
     if ((parsed.runtimes as unknown[]).length !== 0) return undefined;
-    // Lines `<row>,` and the last `<row>`, then `]}` and the end of the text (or `]}` alone without rows).
-    const end = text.endsWith('\n]}') ? text.length - 3 : undefined;
-    if (end === undefined && text.length !== firstBreak + 3) return undefined;
-    for (let at = firstBreak + 1; end !== undefined && at <= end; ) {
+    // Lines `<row>,` and the last `<row>`, then `]}` on a line of its own at the end (right after the head without rows).
+    if (!text.endsWith('\n]}')) return undefined;
+    const end = text.length - 3;
+    for (let at = firstBreak + 1; at <= end; ) {
       const lineEnd = text.indexOf('\n', at);
-      if (lineEnd < 0 || lineEnd > end) return undefined;
       const last = lineEnd === end;
       if (!last && text.charCodeAt(lineEnd - 1) !== 0x2c) return undefined;
       const rowText = text.slice(at, last ? lineEnd : lineEnd - 1);
       if (!add(JSON.parse(rowText), rowText)) return undefined;
       at = lineEnd + 1;
-      if (last) break;
     }
     return { ...parsed, runtimes };
   } catch {

@@ -35,9 +35,26 @@ export function warmStart(start: WarmStart): WarmWorkers | undefined {
   const outDir = path.resolve(start.cwd, start.outDir);
   const fleetRoot = path.resolve(start.cwd, start.fleetDir);
   // The prelude's run start is earlier than the plan's: a file is taken as settled later, never sooner.
-  const warm = warmWorkers(indexFileBytes(outDir), threadLimit(start.env), start.prelude ? { fleetDir: fleetRoot, runStart: Date.now() } : undefined);
+  const warm = startWarm(outDir, fleetRoot, start.prelude, threadLimit(start.env));
   parked = warm && { outDir, fleetRoot, prelude: start.prelude, warm };
   return warm;
+}
+
+/** The warm workers a plan of these folders wants: those warmStart started for them, else started now (any others are stopped). */
+export function warmWorkersFor(outDir: string, fleetRoot: string, prelude: boolean, threads: number): WarmWorkers | undefined {
+  return takeWarm(outDir, fleetRoot, prelude) ?? startWarm(outDir, fleetRoot, prelude, threads);
+}
+
+/** Stops the workers warmStart started, if any (the plan wants none). */
+export function dropWarm(): undefined {
+  parked?.warm.stop();
+  parked = undefined;
+  return undefined;
+}
+
+/** The workers a look at dist/ of this size wants, started now (tree-scan's warmWorkers); the first lists runtimes/ with `prelude`. */
+function startWarm(outDir: string, fleetRoot: string, prelude: boolean, threads: number): WarmWorkers | undefined {
+  return warmWorkers(indexFileBytes(outDir), threads, prelude ? { fleetDir: fleetRoot, runStart: Date.now() } : undefined);
 }
 
 /** The workers warmStart started for exactly these folders and prelude, once; any others are stopped. */

@@ -104,6 +104,14 @@ describe('the run record file', () => {
     expect(load()).toBeUndefined();
   });
 
+  it('is no record at all without rows and without its end (the head alone, then two other characters)', () => {
+    save({ ...RECORD, runtimes: {} });
+    const text = fs.readFileSync(file(), 'utf8');
+    expect(text.endsWith('\n]}')).toBe(true);
+    fs.writeFileSync(file(), `${text.slice(0, -2)}xx`);
+    expect(load()).toBeUndefined();
+  });
+
   it('writes the row of a record object it read as it was read, and any other record (another stamp, another file) anew', () => {
     save(RECORD);
     // Spaces JSON allows: a row written as read keeps them, one serialized anew has none.
